@@ -1,0 +1,251 @@
+"""The importer registry, format detection and :func:`read_logs`.
+
+An importer is an object with a ``name``, a one-line ``description``, a
+``can_read(path) -> Detection`` test and a ``read(path, **options) -> Parsed``
+method. Built-in importers register themselves with :func:`register`; third-party
+packages add formats through the ``judgestats.importers`` entry-point group, whose
+entries point at an importer object (or a zero-argument factory returning one).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import xarray as xr
+
+from judgestats.accounting import ImportReport, Reject
+from judgestats.errors import LogFormatError, NoImporterError
+from judgestats.io._assemble import Parsed, assemble
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Detection",
+    "Importer",
+    "ReadResult",
+    "detect",
+    "importers",
+    "read_logs",
+    "register",
+]
+
+log = logging.getLogger("judgestats")
+
+ENTRY_POINT_GROUP = "judgestats.importers"
+
+#: Files that are never logs; a folder walk passes over them without a note.
+_IGNORED_NAMES = {"LICENSE", "LICENSE.txt", "LICENSE.md", "README", "README.md", ".DS_Store"}
+
+
+@dataclass(frozen=True)
+class Detection:
+    """An importer's answer to "can you read this file?" and why."""
+
+    ok: bool
+    reason: str = ""
+    #: Higher wins when several importers accept one file (a specific format over
+    #: the generic table).
+    priority: int = 0
+
+
+@runtime_checkable
+class Importer(Protocol):
+    """What a log-format importer provides."""
+
+    name: str
+    description: str
+
+    def can_read(self, path: Path) -> Detection:
+        """Say whether ``path`` is in this format, and why (not)."""
+        ...
+
+    def read(self, path: Path, **options: Any) -> Parsed:
+        """Parse ``path`` into judgments, labels, items and rejects."""
+        ...
+
+
+_REGISTRY: dict[str, Importer] = {}
+_ENTRY_POINTS_LOADED = False
+
+
+def register(importer: Importer, *, replace: bool = False) -> Importer:
+    """Add an importer to the registry.
+
+    Parameters
+    ----------
+    importer : Importer
+        The importer to add.
+    replace : bool, default False
+        Replace an importer of the same name instead of raising.
+
+    Returns
+    -------
+    Importer
+        ``importer``, so that the call can decorate or chain.
+    """
+    if importer.name in _REGISTRY and not replace:
+        raise ValueError(f"an importer named {importer.name!r} is already registered")
+    _REGISTRY[importer.name] = importer
+    return importer
+
+
+def _load_entry_points() -> None:
+    global _ENTRY_POINTS_LOADED
+    if _ENTRY_POINTS_LOADED:
+        return
+    _ENTRY_POINTS_LOADED = True
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+            importer = obj() if isinstance(obj, type) or not hasattr(obj, "can_read") else obj
+            register(importer, replace=True)
+        except Exception as exc:  # a broken plug-in must not break reading logs
+            log.warning("importer entry point %r failed to load: %s", ep.name, exc)
+
+
+def importers() -> dict[str, Importer]:
+    """Return the registered importers by name (built-in and entry points)."""
+    import judgestats.io.formats  # noqa: F401  (registers the built-in importers)
+
+    _load_entry_points()
+    return dict(_REGISTRY)
+
+
+def detect(path: str | Path) -> tuple[Importer | None, dict[str, str]]:
+    """Find the importer for a file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    importer : Importer or None
+        The accepting importer of highest priority, or ``None``.
+    reasons : dict
+        Every importer's reason for accepting or declining.
+    """
+    path = Path(path)
+    best: tuple[int, Importer] | None = None
+    reasons: dict[str, str] = {}
+    for name, imp in importers().items():
+        try:
+            det = imp.can_read(path)
+        except Exception as exc:  # a detector that crashes declines
+            det = Detection(False, f"detector failed: {exc}")
+        reasons[name] = ("accepts: " if det.ok else "declines: ") + det.reason
+        if det.ok and (best is None or det.priority > best[0]):
+            best = (det.priority, imp)
+    return (best[1] if best else None), reasons
+
+
+def _no_importer_message(path: Path, reasons: Mapping[str, str]) -> str:
+    lines = [f"{path}: no importer can read this file"]
+    lines += [f"  {name}: {why}" for name, why in reasons.items()]
+    lines.append("  fix: pass format=NAME and the column mapping, or register an importer")
+    return "\n".join(lines)
+
+
+def _files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
+    out: list[tuple[Path, bool]] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            out += [
+                (f, False)
+                for f in sorted(p.rglob("*"))
+                if f.is_file() and f.name not in _IGNORED_NAMES and not f.name.startswith(".")
+            ]
+        elif p.exists():
+            out.append((p, True))
+        else:
+            raise LogFormatError(f"{p}: no such file or folder")
+    return out
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """A Judgments dataset and the accounting of the import that made it."""
+
+    dataset: xr.Dataset
+    report: ImportReport
+
+    def __iter__(self):  # allows ``ds, report = read_logs(...)``
+        return iter((self.dataset, self.report))
+
+
+def read_logs(
+    paths: str | Path | Sequence[str | Path],
+    *,
+    format: str | None = None,
+    aliases: Mapping[str, str] | None = None,
+    strict: bool = False,
+    **options: Any,
+) -> ReadResult:
+    """Read log files (or folders of them) of any registered format into one dataset.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        Files, or folders walked recursively.
+    format : str, optional
+        Importer name to use for every file instead of detecting it.
+    aliases : mapping, optional
+        Judge renames (``{"old name": "new name"}``) applied before merging.
+    strict : bool, default False
+        Raise on the first file that cannot be read instead of reporting it as a
+        rejected record.
+    **options
+        Passed to the importers' ``read`` (for example ``columns=`` and
+        ``verdict_map=`` for the generic table importer).
+
+    Returns
+    -------
+    ReadResult
+        ``dataset`` (a Judgments dataset, accounting in its attrs) and ``report``;
+        it unpacks as ``ds, report = read_logs(...)``.
+
+    Raises
+    ------
+    NoImporterError
+        When a file named explicitly is in no known format (a file found in a
+        folder walk is reported as a note instead), listing every importer's reason.
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    regs = importers()
+    if format is not None and format not in regs:
+        raise ValueError(f"unknown format {format!r}; known: {', '.join(sorted(regs))}")
+    parsed: list[Parsed] = []
+    notes: list[Reject] = []
+    for path, explicit in _files(paths):
+        if format is not None:
+            imp: Importer | None = regs[format]
+            reasons: dict[str, str] = {}
+        else:
+            imp, reasons = detect(path)
+        if imp is None:
+            msg = _no_importer_message(path, reasons)
+            if explicit:
+                raise NoImporterError(msg)
+            notes.append(Reject(str(path), None, "skipped: " + msg.split("\n", 1)[1]))
+            continue
+        log.info("reading %s as %s", path, imp.name)
+        try:
+            parsed.append(imp.read(path, **options))
+        except LogFormatError as exc:
+            if strict:
+                raise
+            parsed.append(
+                Parsed(str(path), imp.name, rejects=[Reject(str(path), None, str(exc))], read=1)
+            )
+    ds, report = assemble(parsed, aliases=aliases)
+    if notes:
+        report = ImportReport(report.files, report.rejects, report.notes + tuple(notes))
+        ds.attrs["accounting"] = report.to_json()
+    return ReadResult(ds, report)
