@@ -1,0 +1,60 @@
+"""Helpers shared by commands: loading a dataset from logs or a saved file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import xarray as xr
+
+from judgestats.accounting import ImportReport
+from judgestats.io import load, read_logs
+
+__all__ = ["DEMO_DATA", "add_input_options", "load_input"]
+
+#: The bundled demo logs (present in a source checkout).
+DEMO_DATA = Path(__file__).resolve().parents[3] / "data" / "demo"
+
+
+def add_input_options(parser: argparse.ArgumentParser, *, nargs: str = "+") -> None:
+    """Add PATH arguments and the import options shared by every command."""
+    parser.add_argument(
+        "paths",
+        nargs=nargs,
+        metavar="PATH",
+        help="log files or folders of logs, or a dataset saved by 'import' (.nc/.zarr)",
+    )
+    parser.add_argument("--format", help="read every file with this importer (default: detect)")
+    parser.add_argument(
+        "--alias",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="rename a judge before merging (repeatable)",
+    )
+    parser.add_argument(
+        "--verdict-pattern",
+        help="named pattern or regular expression for verdicts in raw judge text",
+    )
+
+
+def _is_dataset(path: Path) -> bool:
+    return path.suffix in (".nc", ".zarr") and path.exists()
+
+
+def load_input(args: argparse.Namespace) -> tuple[xr.Dataset, ImportReport]:
+    """Read the command's PATHs: a saved dataset, or logs of any format."""
+    paths = [Path(p) for p in (args.paths or [DEMO_DATA])]
+    if len(paths) == 1 and _is_dataset(paths[0]):
+        ds = load(paths[0])
+        return ds, ImportReport.from_json(ds.attrs.get("accounting", ""))
+    aliases = {}
+    for a in args.alias:
+        old, sep, new = a.partition("=")
+        if not sep or not old or not new:
+            raise SystemExit(f"judgestats: error: --alias {a!r}: expected OLD=NEW")
+        aliases[old] = new
+    options = {}
+    if getattr(args, "verdict_pattern", None):
+        options["verdict_pattern"] = args.verdict_pattern
+    return read_logs(paths, format=args.format, aliases=aliases, **options)
