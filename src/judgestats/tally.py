@@ -86,7 +86,7 @@ class BenchmarkTally:
         return np.array([(self.item_label == c).sum() for c in LABEL_CODES])
 
     def feature_sums(self) -> np.ndarray:
-        """Summed item features per judge, shape (judge, feature)."""
+        """Return the summed item features per judge, shape (judge, feature)."""
         return np.einsum("jlk,klf->jf", self.counts, self.features)
 
 
