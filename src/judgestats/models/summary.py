@@ -1,0 +1,199 @@
+"""Summaries and diagnostics of a posterior DataTree.
+
+:func:`summarize` gives one row per quantity and coordinate (judge, benchmark, pair)
+with mean, median, sd, an equal-tailed interval of configurable probability,
+P(threshold met) where a threshold applies, and the diagnostics R-hat, bulk ESS and
+tail ESS (computed with ``arviz_stats``). :func:`diagnose` lists every failed
+diagnostic in words; models turn each into a :class:`ConvergenceWarning` and keep
+them in the tree's ``warnings`` attr so that reports show them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+import arviz_stats as azs
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+__all__ = ["DEFAULT_THRESHOLDS", "REPORTED", "diagnose", "summarize"]
+
+#: Quantity → (direction, value): P(quantity ``direction`` value) is reported.
+DEFAULT_THRESHOLDS: dict[str, tuple[str, float]] = {
+    "position_bias": ("<", 0.10),
+    "test_retest": (">", 0.95),
+    "kappa": (">", 0.40),
+    "invalid_rate": ("<", 0.05),
+}
+
+#: Quantities whose diagnostics decide whether a fit is healthy.
+REPORTED: tuple[str, ...] = (
+    "kappa",
+    "exact_match",
+    "alpha",
+    "deflation",
+    "p_first",
+    "position_bias",
+    "flip_rate",
+    "self_consistency",
+    "test_retest",
+    "two_trial_accuracy",
+    "invalid_rate",
+)
+
+_SAMPLE = ("chain", "draw")
+MIN_ESS = 400
+MAX_RHAT = 1.01
+
+
+def _diagnostics(ds: xr.Dataset) -> tuple[xr.Dataset, xr.Dataset, xr.Dataset]:
+    """R-hat, bulk ESS and tail ESS of every variable (NaN where the draws are constant)."""
+    if ds.sizes.get("chain", 1) * ds.sizes.get("draw", 1) < 4:
+        nan = ds.isel(chain=0, draw=0, drop=True) * np.nan
+        return nan, nan, nan
+    filled = ds.fillna(0.0)
+    rhat = azs.rhat(filled, sample_dims=list(_SAMPLE))
+    ess_bulk = azs.ess(filled, sample_dims=list(_SAMPLE), method="bulk")
+    ess_tail = azs.ess(filled, sample_dims=list(_SAMPLE), method="tail")
+    return rhat, ess_bulk, ess_tail
+
+
+def _constant(da: xr.DataArray) -> xr.DataArray:
+    return (da.max(_SAMPLE) - da.min(_SAMPLE)) == 0
+
+
+def diagnose(tree: xr.DataTree, names: Sequence[str] = REPORTED) -> list[str]:
+    """List failed diagnostics of a posterior in words.
+
+    Parameters
+    ----------
+    tree : xarray.DataTree
+        A posterior made by a judgestats model.
+    names : sequence of str
+        Quantities checked (default :data:`REPORTED`).
+
+    Returns
+    -------
+    list of str
+        Empty when R-hat <= 1.01 and bulk ESS >= 400 everywhere and no draw diverged.
+    """
+    post = tree["posterior"].to_dataset()
+    names = [n for n in names if n in post]
+    problems: list[str] = []
+    if "sample_stats" in tree.children and "diverging" in tree["sample_stats"]:
+        n_div = int(tree["sample_stats"]["diverging"].sum())
+        if n_div:
+            problems.append(f"{n_div} divergent transitions: the posterior may be biased")
+    sub = post[names]
+    rhat, ess_bulk, _ = _diagnostics(sub)
+    for name in names:
+        const = _constant(sub[name]) | sub[name].isnull().all(_SAMPLE)
+        bad_r = (rhat[name] > MAX_RHAT) & ~const
+        bad_e = (ess_bulk[name] < MIN_ESS) & ~const
+        if bool(bad_r.any()):
+            problems.append(
+                f"{name}: R-hat up to {float(rhat[name].where(~const).max()):.3f}"
+                f" (> {MAX_RHAT}) for {int(bad_r.sum())} of {bad_r.size} cells"
+            )
+        if bool(bad_e.any()):
+            problems.append(
+                f"{name}: bulk ESS down to {float(ess_bulk[name].where(~const).min()):.0f}"
+                f" (< {MIN_ESS}) for {int(bad_e.sum())} of {bad_e.size} cells"
+            )
+    return problems
+
+
+def summarize(
+    tree: xr.DataTree,
+    var_names: Sequence[str] | None = None,
+    prob: float = 0.95,
+    thresholds: Mapping[str, tuple[str, float]] | None = None,
+) -> pd.DataFrame:
+    """Summarise a posterior: one row per quantity and coordinate.
+
+    Parameters
+    ----------
+    tree : xarray.DataTree
+        A posterior made by a judgestats model (or loaded from its netCDF).
+    var_names : sequence of str, optional
+        Quantities to include; default every posterior variable.
+    prob : float, default 0.95
+        Probability of the equal-tailed interval (columns ``lo`` and ``hi``).
+    thresholds : mapping, optional
+        ``{quantity: (">" or "<", value)}``; adds ``threshold`` and ``p_threshold``
+        (posterior probability that the quantity is on that side). Defaults to
+        :data:`DEFAULT_THRESHOLDS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``variable``, the coordinate columns (``judge``, ``benchmark``,
+        ``benchmark_pair``), ``mean``, ``median``, ``sd``, ``lo``, ``hi``, ``prob``,
+        ``threshold``, ``p_threshold``, ``r_hat``, ``ess_bulk``, ``ess_tail``.
+    """
+    if not 0 < prob < 1:
+        raise ValueError(f"prob={prob}; must be strictly between 0 and 1")
+    thresholds = dict(DEFAULT_THRESHOLDS if thresholds is None else thresholds)
+    for name, (op, _) in thresholds.items():
+        if op not in ("<", ">"):
+            raise ValueError(f"thresholds[{name!r}] direction {op!r}; use '<' or '>'")
+    post = tree["posterior"].to_dataset()
+    names = (
+        list(var_names)
+        if var_names is not None
+        else [n for n in post.data_vars if set(_SAMPLE) <= set(post[n].dims)]
+    )
+    missing = [n for n in names if n not in post]
+    if missing:
+        raise ValueError(f"no posterior quantity {missing}; available: {sorted(post.data_vars)}")
+    sub = post[names]
+    rhat, ess_bulk, ess_tail = _diagnostics(sub)
+    q = sub.quantile([(1 - prob) / 2, 0.5, (1 + prob) / 2], dim=list(_SAMPLE), skipna=True)
+    frames = []
+    for name in names:
+        da = sub[name]
+        stats = {
+            "mean": da.mean(_SAMPLE, skipna=True),
+            "median": q[name].isel(quantile=1, drop=True),
+            "sd": da.std(_SAMPLE, skipna=True),
+            "lo": q[name].isel(quantile=0, drop=True),
+            "hi": q[name].isel(quantile=2, drop=True),
+            "r_hat": rhat[name],
+            "ess_bulk": ess_bulk[name],
+            "ess_tail": ess_tail[name],
+        }
+        if name in thresholds:
+            op, value = thresholds[name]
+            side = (da < value) if op == "<" else (da > value)
+            stats["p_threshold"] = side.where(da.notnull()).mean(_SAMPLE, skipna=True)
+        frame = xr.Dataset(stats).to_dataframe().reset_index()
+        frame = frame.drop(columns=[c for c in ("quantile",) if c in frame])
+        frame.insert(0, "variable", name)
+        frame["prob"] = prob
+        frame["threshold"] = (
+            f"{thresholds[name][0]} {thresholds[name][1]:g}" if name in thresholds else ""
+        )
+        frames.append(frame)
+    out = pd.concat(frames, ignore_index=True)
+    coord_cols = [c for c in ("judge", "benchmark", "benchmark_pair") if c in out]
+    cols = [
+        "variable",
+        *coord_cols,
+        "mean",
+        "median",
+        "sd",
+        "lo",
+        "hi",
+        "prob",
+        "threshold",
+        "p_threshold",
+        "r_hat",
+        "ess_bulk",
+        "ess_tail",
+    ]
+    if "p_threshold" not in out:
+        out["p_threshold"] = np.nan
+    out.attrs["warnings"] = json.loads(tree.attrs.get("warnings", "[]"))
+    return out[cols]
