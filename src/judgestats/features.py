@@ -25,7 +25,25 @@ The features of one item (``v[order, run]``, label ``h``) are counts:
   agreement);
 * ``tt_hit``/``tt_den``: runs with both orders judged on an A/B-labelled item, and
   whether the net vote of the two orders favours the label (JudgeBench two-trial
-  accuracy: a double tie or an inconsistent pair is wrong).
+  accuracy: a double tie or an inconsistent pair is wrong; an invalid verdict is a
+  vote of 0);
+* ``n_a``, ``n_b``, ``n_tie``: judgments with each verdict, whatever the label
+  (verbosity bias and self-enhancement need them on unlabelled items too);
+* ``first_paired``/``decisive_paired``: like ``first``/``decisive`` but only over runs
+  judged in both orders ``AB`` and ``BA`` (position bias is defined over paired
+  orders; ``"unknown"`` never pairs);
+* ``s1_hit``/``s1_den`` and ``s2_hit``/``s2_den``: MT-Bench setups S1 and S2. Each run's
+  verdicts over its orders combine into one: all equal gives that verdict, any
+  invalid gives invalid, anything else (order-inconsistent) gives a tie. S1 counts
+  runs of items labelled A, B or tie, a hit when the combined verdict equals the
+  label (three classes); S2 counts runs with an A/B label whose combined verdict is
+  not a tie (an invalid one stays in as a miss);
+* ``bc_hit``: runs counted by ``tt_den`` in which both orders chose the labelled
+  response (LLMBar's "both correct");
+* ``ra_n``, ``ra_occ``, ``ra_a``, ``ra_b``, ``ra_tie``, ``ra_invalid``: Krippendorff's
+  alpha across runs (runs as coders, (item, order) as units): the pairable values
+  of units with at least two runs, the diagonal of their coincidence matrix, and
+  the pairable values per category.
 
 Runs are exchangeable replicates: every feature is invariant to relabelling runs
 (keeping each run's two orders together), which :mod:`judgestats.tally` uses to
@@ -69,6 +87,22 @@ FEATURES: tuple[str, ...] = (
     "pr_den",
     "tt_hit",
     "tt_den",
+    "n_a",
+    "n_b",
+    "n_tie",
+    "first_paired",
+    "decisive_paired",
+    "s1_hit",
+    "s1_den",
+    "s2_hit",
+    "s2_den",
+    "bc_hit",
+    "ra_n",
+    "ra_occ",
+    "ra_a",
+    "ra_b",
+    "ra_tie",
+    "ra_invalid",
 )
 
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
@@ -102,7 +136,7 @@ def item_features(verdict: np.ndarray, label: np.ndarray, orders: Sequence[str])
     >>> import numpy as np
     >>> from judgestats.features import item_features, FEATURES
     >>> f = item_features(np.array([[[0, 0], [1, 0]]]), np.array([0]), ["AB", "BA"])
-    >>> dict(zip(FEATURES, f[0]))["flip"]
+    >>> float(dict(zip(FEATURES, f[0]))["flip"])
     1.0
     """
     v = np.asarray(verdict)
@@ -133,9 +167,11 @@ def item_features(verdict: np.ndarray, label: np.ndarray, orders: Sequence[str])
         if o in orders:
             vo = v[..., orders.index(o), :]
             first += (vo == first_code).sum(-1)
-            decisive += ((vo == Verdict.A) | (vo == Verdict.B)).sum(-1)
+            decisive += _decisive(vo).sum(-1)
     put("first", first)
     put("decisive", decisive)
+    for name, j in (("n_a", 0), ("n_b", 1), ("n_tie", 2)):
+        put(name, counts[..., j])
 
     if "AB" in orders and "BA" in orders:
         ab, ba = v[..., orders.index("AB"), :], v[..., orders.index("BA"), :]
@@ -146,6 +182,19 @@ def item_features(verdict: np.ndarray, label: np.ndarray, orders: Sequence[str])
         tt = both & decisive_label[..., None]
         put("tt_den", tt.sum(-1))
         put("tt_hit", (tt & (vote > 0)).sum(-1))
+        put("bc_hit", (tt & (ab == h[..., None]) & (ba == h[..., None])).sum(-1))
+        first_paired = (both & (ab == Verdict.A)).sum(-1) + (both & (ba == Verdict.B)).sum(-1)
+        put("first_paired", first_paired)
+        put("decisive_paired", (both & _decisive(ab)).sum(-1) + (both & _decisive(ba)).sum(-1))
+
+    combined = _combine_orders(v)  # (..., run)
+    labelled = (h == Verdict.A) | (h == Verdict.B) | (h == Verdict.TIE)
+    s1 = (combined != Verdict.MISSING) & labelled[..., None]
+    put("s1_den", s1.sum(-1))
+    put("s1_hit", (s1 & (combined == h[..., None])).sum(-1))
+    s2 = s1 & decisive_label[..., None] & (combined != Verdict.TIE)
+    put("s2_den", s2.sum(-1))
+    put("s2_hit", (s2 & (combined == h[..., None])).sum(-1))
 
     # Replicate agreement within each (item, order) unit.
     per_code = np.stack([(v == c).sum(-1) for c in codes], axis=-1)  # (..., order, 4)
@@ -157,7 +206,34 @@ def item_features(verdict: np.ndarray, label: np.ndarray, orders: Sequence[str])
     put("sc_hit", np.where(unit, per_code.max(-1), 0).sum(-1))
     put("pr_den", (n_runs * (n_runs - 1) / 2).sum(-1))
     put("pr_hit", (per_code * (per_code - 1) / 2).sum((-2, -1)))
+    # Coincidences of runs within each unit (Krippendorff): a unit of m pairable values
+    # adds n_c (n_c - 1) / (m - 1) to the diagonal for each category c.
+    pairable = np.where(unit[..., None], per_code, 0)
+    put("ra_n", pairable.sum((-2, -1)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        occ = (pairable * (pairable - 1)).sum(-1) / np.where(unit, n_runs - 1, 1)
+    put("ra_occ", occ.sum(-1))
+    for name, j in (("ra_a", 0), ("ra_b", 1), ("ra_tie", 2), ("ra_invalid", 3)):
+        put(name, pairable[..., j].sum(-1))
     return out
+
+
+def _decisive(v: np.ndarray) -> np.ndarray:
+    return (v == Verdict.A) | (v == Verdict.B)
+
+
+def _combine_orders(v: np.ndarray) -> np.ndarray:
+    """Combine each run's verdicts over its orders into one (MT-Bench S1/S2).
+
+    All present verdicts equal gives that verdict; any invalid gives INVALID; any
+    other disagreement (an order-inconsistent pair) gives TIE; none present gives
+    MISSING. Returns shape (..., run).
+    """
+    has = [(v == c).any(-2) for c in (Verdict.A, Verdict.B, Verdict.TIE)]
+    kinds = has[0].astype(int) + has[1] + has[2]
+    single = np.select(has, [Verdict.A, Verdict.B, Verdict.TIE], Verdict.MISSING)
+    out = np.where(kinds > 1, Verdict.TIE, single)
+    return np.where((v == Verdict.INVALID).any(-2), Verdict.INVALID, out).astype(np.int8)
 
 
 def _vote(v: np.ndarray, h: np.ndarray) -> np.ndarray:

@@ -131,11 +131,16 @@ class JudgeModel:
             raise ValueError("the data hold no verdicts: nothing to fit")
         rng = np.random.default_rng(random_seed)
         features, groups = self._draw_features(fit_data, rng, random_seed)
+        constant = fit_data.constant_data()
+        # Tiers draw expected features per item; scaled to the judge's item count they
+        # are expected sums, so that sample-size terms (Krippendorff's 2N - 1) match
+        # the closed-form estimate on the same data.
+        features = features * constant["n_items"].astype(float)
         posterior = derived_quantities(features, self.derived)
         hyper = groups.pop("hyper", None)
         if hyper is not None:
             posterior = posterior.merge(hyper)
-        tree_groups = {"posterior": posterior, "constant_data": fit_data.constant_data()}
+        tree_groups = {"posterior": posterior, "constant_data": constant}
         tree_groups.update(groups)
         tree = xr.DataTree.from_dict(tree_groups)
         tree.attrs.update(

@@ -101,26 +101,44 @@ def _cells(bt: BenchmarkTally) -> list[int]:
 
 @dataclass(frozen=True)
 class _Layout:
-    """All (benchmark, label) trees flattened into one vector of entries."""
+    """All (benchmark, label) trees flattened into binary splits.
+
+    A node with children ``c1 .. cm`` (largest first) is a chain of ``m - 1`` binary
+    splits, "``c_i`` or one of the later children": a generalised Dirichlet, which
+    gives every category its own concentration instead of one per node.
+    """
 
     cells: list[tuple[int, int]]
     trees: list[PatternTree]
     entry_offset: list[int]
-    node_offset: list[int]
-    entry_node: np.ndarray
-    entry_kappa: np.ndarray
-    node_kappa: np.ndarray
+    split_entry: np.ndarray  # (split,) global entry each split isolates
+    split_level: np.ndarray  # (split,) tree level of the split's node
+    split_cell: np.ndarray  # (split,) cell of the split
+    entry_split: np.ndarray  # (entry,) split of each entry, -1 for a node's last child
+    before: np.ndarray  # (entry, split) 1 where the split precedes the entry in its node
+    later: np.ndarray  # (split, entry) 1 where the entry comes after the split's child
     counts: np.ndarray  # (judge, entry)
 
     @property
-    def n_nodes(self) -> int:
-        return len(self.node_kappa)
+    def n_splits(self) -> int:
+        return len(self.split_entry)
+
+    def split_counts(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Items taking each split's child, and items going on to a later child."""
+        return counts[..., self.split_entry], counts @ self.later.T
+
+    def entry_log_prob(self, log_v: np.ndarray, log_1mv: np.ndarray) -> np.ndarray:
+        """Log within-node probability of every entry from split log probabilities."""
+        # a split that is certain gives log 0 = -inf; clip so that -inf * 0 is not NaN
+        log_v, log_1mv = np.maximum(log_v, -1e4), np.maximum(log_1mv, -1e4)
+        own = np.where(self.entry_split >= 0, log_v[..., np.maximum(self.entry_split, 0)], 0.0)
+        return own + log_1mv @ self.before.T
 
 
 def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
-    cells, trees, e_off, n_off = [], [], [], []
-    entry_node, entry_kappa, node_kappa, counts = [], [], [], []
-    n_e = n_n = 0
+    cells, trees, e_off, counts = [], [], [], []
+    split_entry, split_level, split_cell, entry_split = [], [], [], []
+    n_e = 0
     for b, bt in enumerate(data.tally):
         tree = pattern_tree(
             bt.patterns, bt.counts.sum((0, 1)), config.rare_per_judge * len(bt.judges)
@@ -131,28 +149,41 @@ def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
             cells.append((b, li))
             trees.append(tree)
             e_off.append(n_e)
-            n_off.append(n_n)
-            entry_node.append(tree.entry_node + n_n)
-            entry_kappa.append(c * len(LEVELS) + tree.entry_level)
-            lv = np.zeros(tree.n_nodes, dtype=np.int64)
-            lv[tree.entry_node] = tree.entry_level
-            node_kappa.append(c * len(LEVELS) + lv)
             y = np.zeros((len(data.judges), tree.n_entries))
             y[rows] = tree.entry_counts(bt.counts[:, li, :])
             counts.append(y)
+            last = np.r_[tree.entry_node[1:] != tree.entry_node[:-1], True]
+            for e in range(tree.n_entries):
+                if last[e]:
+                    entry_split.append(-1)
+                else:
+                    entry_split.append(len(split_entry))
+                    split_entry.append(n_e + e)
+                    split_level.append(tree.entry_level[e])
+                    split_cell.append(c)
             n_e += tree.n_entries
-            n_n += tree.n_nodes
-    cat = lambda parts, dt=np.int64: (  # noqa: E731
-        np.concatenate(parts).astype(dt) if parts else np.zeros(0, dt)
-    )
+    entry_split_arr = np.asarray(entry_split, dtype=np.int64)
+    split_entry_arr = np.asarray(split_entry, dtype=np.int64)
+    entry_node = np.concatenate(
+        [t.entry_node + 10**6 * c for c, t in enumerate(trees)]
+    ) if trees else np.zeros(0, np.int64)
+    before = np.zeros((n_e, len(split_entry_arr)))
+    later = np.zeros((len(split_entry_arr), n_e))
+    for s_idx, e in enumerate(split_entry_arr):
+        same = np.flatnonzero(entry_node == entry_node[e])
+        after = same[same > e]
+        before[after, s_idx] = 1.0
+        later[s_idx, after] = 1.0
     return _Layout(
         cells,
         trees,
         e_off,
-        n_off,
-        cat(entry_node),
-        cat(entry_kappa),
-        cat(node_kappa),
+        split_entry_arr,
+        np.asarray(split_level, dtype=np.int64),
+        np.asarray(split_cell, dtype=np.int64),
+        entry_split_arr,
+        before,
+        later,
         np.concatenate(counts, 1) if counts else np.zeros((len(data.judges), 0)),
     )
 
@@ -170,52 +201,36 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig):
     Returns
     -------
     pymc.Model
-        Free variables ``eta`` (one logit per tree entry but the first of each node,
-        the reference) and ``log_kappa`` (one per
-        benchmark × label × level); the likelihood is a single potential over the
-        Dirichlet-multinomial terms. The flattened layout is kept as ``model.layout``.
+        Free variables ``eta`` (the logit of the benchmark mean of every binary split
+        of the pattern tree) and ``log_kappa`` (its pooling concentration); the
+        likelihood is one potential summing a beta-binomial term per judge and split,
+        i.e. the Dirichlet-multinomial of the tree with ``theta`` integrated out. The
+        flattened layout is kept as ``model.layout``.
     """
     import pymc as pm
     import pytensor.tensor as pt
 
     lay = _layout(data, config)
-    node_of = np.zeros((len(lay.entry_node), lay.n_nodes))
-    node_of[np.arange(len(lay.entry_node)), lay.entry_node] = 1.0
-    active = lay.counts.sum(0) > 0  # entries no judge reached add nothing but prior
+    succ, rest = lay.split_counts(lay.counts)
+    used = (succ + rest).sum(0) > 0
+    succ, rest = succ[:, used], rest[:, used]
     with pm.Model() as model:
-        # The first child of every node is the reference category (logit 0): a free
-        # logit per child would leave one direction per node fixed only by the prior,
-        # and NUTS would need trajectories many times longer.
-        first = np.r_[True, lay.entry_node[1:] != lay.entry_node[:-1]]
-        eta_free = pm.Normal("eta", 0.0, config.eta_sigma, shape=int((~first).sum()))
-        eta = pt.zeros(len(lay.entry_node))
-        eta = pt.set_subtensor(eta[np.flatnonzero(~first)], eta_free)
+        eta = pm.Normal("eta", 0.0, config.eta_sigma, shape=lay.n_splits)
         log_kappa = pm.Normal(
-            "log_kappa",
-            config.log_kappa_mu,
-            config.log_kappa_sigma,
-            shape=len(lay.cells) * len(LEVELS),
+            "log_kappa", config.log_kappa_mu, config.log_kappa_sigma, shape=lay.n_splits
         )
-        kappa = pt.exp(log_kappa)
-        ex = pt.exp(eta)
-        mu = ex / pt.dot(pt.dot(ex, node_of), node_of.T)
-        a = kappa[lay.entry_kappa] * mu
-        big_a = kappa[lay.node_kappa]
-        n_node = lay.counts @ node_of  # (judge, node)
-        y = lay.counts[:, active]
-        a_act = a[active]
-        logp = pt.sum(pt.gammaln(y + a_act) - pt.gammaln(a_act)) + pt.sum(
-            pt.gammaln(big_a) - pt.gammaln(n_node + big_a)
+        kappa = pt.exp(log_kappa[used])
+        mu = pm.math.sigmoid(eta[used])
+        a, b = kappa * mu, kappa * (1 - mu)
+
+        def betaln(x, y):
+            return pt.gammaln(x) + pt.gammaln(y) - pt.gammaln(x + y)
+
+        pm.Potential(
+            "dirichlet_multinomial", pt.sum(betaln(succ + a, rest + b) - betaln(a, b))
         )
-        pm.Potential("dirichlet_multinomial", logp)
     model.layout = lay  # type: ignore[attr-defined]
     return model
-
-
-def _segment_normalise(g: np.ndarray, node: np.ndarray, n_nodes: int) -> np.ndarray:
-    sums = np.zeros((*g.shape[:-1], n_nodes))
-    np.add.at(np.moveaxis(sums, -1, 0), node, np.moveaxis(g, -1, 0))
-    return g / sums[..., node]
 
 
 class HierarchicalModel(JudgeModel):
@@ -258,33 +273,35 @@ class HierarchicalModel(JudgeModel):
             )
         post = idata["posterior"]
         n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
-        first = np.r_[True, lay.entry_node[1:] != lay.entry_node[:-1]]
-        eta = np.zeros((post.sizes["chain"], post.sizes["draw"], len(lay.entry_node)))
-        eta[..., ~first] = post["eta"].values
-        kappa = np.exp(post["log_kappa"].values)  # (chain, draw, cell * level)
-        ex = np.exp(eta)
-        mu = _segment_normalise(ex, lay.entry_node, lay.n_nodes)
-        a = kappa[..., lay.entry_kappa] * mu
+        mu = 1 / (1 + np.exp(-post["eta"].values))  # (chain, draw, split)
+        kappa = np.exp(post["log_kappa"].values)
+        a, b = kappa * mu, kappa * (1 - mu)
+        succ, rest = lay.split_counts(lay.counts)  # (judge, split)
         out = np.full(
             (n_chain, n_draw, len(data.judges), len(data.benchmarks), len(FEATURES)), np.nan
         )
         tallies = list(data.tally)
         shares = {}
-        for b, bt in enumerate(tallies):
+        for bi, bt in enumerate(tallies):
             labels = bt.label_counts().astype(float)
-            shares[b] = rng.dirichlet(labels + (labels > 0) + 1e-12, size=(n_chain, n_draw))
-            out[:, :, [data.judges.index(j) for j in bt.judges], b, :] = 0.0
-        for c, (b, li) in enumerate(lay.cells):
-            bt, tree = tallies[b], lay.trees[c]
-            rows = [data.judges.index(j) for j in bt.judges]
-            sl = slice(lay.entry_offset[c], lay.entry_offset[c] + tree.n_entries)
-            for ch in range(n_chain):  # one chain at a time bounds memory
-                g = rng.gamma(a[ch, :, None, sl] + lay.counts[None, rows, sl])
-                p = _segment_normalise(g, tree.entry_node, tree.n_nodes)
-                theta = tree.leaf_probabilities(p)  # (draw, judge, pattern)
-                block = shares[b][ch, :, li, None, None] * (theta @ bt.features[:, li, :])
-                chain_out = out[ch]  # a view: (draw, judge, benchmark, feature)
-                chain_out[:, rows, b, :] += block
+            shares[bi] = rng.dirichlet(labels + (labels > 0) + 1e-12, size=(n_chain, n_draw))
+            out[:, :, [data.judges.index(j) for j in bt.judges], bi, :] = 0.0
+        for ch in range(n_chain):  # one chain at a time bounds memory
+            # v ~ Beta(a + succ, b + rest) per judge and split, via two gammas
+            g1 = rng.gamma(a[ch, :, None, :] + succ[None])
+            g2 = rng.gamma(b[ch, :, None, :] + rest[None])
+            with np.errstate(divide="ignore"):
+                log_v = np.log(g1) - np.log(g1 + g2)
+                log_1mv = np.log(g2) - np.log(g1 + g2)
+            entry_p = np.exp(lay.entry_log_prob(log_v, log_1mv))  # (draw, judge, entry)
+            chain_out = out[ch]  # a view: (draw, judge, benchmark, feature)
+            for c, (bi, li) in enumerate(lay.cells):
+                bt, tree = tallies[bi], lay.trees[c]
+                rows = [data.judges.index(j) for j in bt.judges]
+                sl = slice(lay.entry_offset[c], lay.entry_offset[c] + tree.n_entries)
+                theta = tree.leaf_probabilities(entry_p[:, rows, sl])  # (draw, judge, pattern)
+                block = shares[bi][ch, :, li, None, None] * (theta @ bt.features[:, li, :])
+                chain_out[:, rows, bi, :] += block
         coords = {
             "chain": np.arange(n_chain),
             "draw": np.arange(n_draw),
@@ -296,11 +313,13 @@ class HierarchicalModel(JudgeModel):
             dims=("chain", "draw", "judge", "benchmark", "feature"),
             coords={**coords, "feature": list(FEATURES)},
         )
-        conc = np.full(
-            (n_chain, n_draw, len(data.benchmarks), len(LABEL_NAMES), len(LEVELS)), np.nan
-        )
-        for c, (b, li) in enumerate(lay.cells):
-            conc[:, :, b, li, :] = kappa[..., c * len(LEVELS) : (c + 1) * len(LEVELS)]
+        conc = np.full((n_chain, n_draw, len(data.benchmarks), len(LABEL_NAMES), len(LEVELS)),
+                       np.nan)
+        for c, (bi, li) in enumerate(lay.cells):  # geometric mean over a level's splits
+            for level in range(len(LEVELS)):
+                mask = (lay.split_cell == c) & (lay.split_level == level)
+                if mask.any():
+                    conc[:, :, bi, li, level] = np.exp(np.log(kappa[..., mask]).mean(-1))
         hyper = xr.Dataset(
             {"pooling_concentration": (("chain", "draw", "benchmark", "label", "level"), conc)},
             coords={k: v for k, v in coords.items() if k != "judge"}

@@ -11,6 +11,7 @@ them in the tree's ``warnings`` attr so that reports show them.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 
 import arviz_stats as azs
@@ -54,9 +55,12 @@ def _diagnostics(ds: xr.Dataset) -> tuple[xr.Dataset, xr.Dataset, xr.Dataset]:
         nan = ds.isel(chain=0, draw=0, drop=True) * np.nan
         return nan, nan, nan
     filled = ds.fillna(0.0)
-    rhat = azs.rhat(filled, sample_dims=list(_SAMPLE))
-    ess_bulk = azs.ess(filled, sample_dims=list(_SAMPLE), method="bulk")
-    ess_tail = azs.ess(filled, sample_dims=list(_SAMPLE), method="tail")
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        # constant draws (a rank that never changes) have no R-hat: NaN, not a warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rhat = azs.rhat(filled, sample_dims=list(_SAMPLE))
+        ess_bulk = azs.ess(filled, sample_dims=list(_SAMPLE), method="bulk")
+        ess_tail = azs.ess(filled, sample_dims=list(_SAMPLE), method="tail")
     return rhat, ess_bulk, ess_tail
 
 

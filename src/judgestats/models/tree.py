@@ -100,6 +100,12 @@ class PatternTree:
         return out
 
 
+def _weight(node: tuple, children: dict[tuple, list[tuple]], weight: dict[tuple, float]) -> float:
+    if node in weight:
+        return weight[node]
+    return sum(_weight(c, children, weight) for c in children.get(node, []))
+
+
 def _decision(patterns: np.ndarray) -> np.ndarray:
     """Modal verdict per order (first of A, B, tie, invalid on ties); -1 if none."""
     counts = np.stack([(patterns == c).sum(-1) for c in _CODES], -1)  # (K, order, 4)
@@ -151,6 +157,8 @@ def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) ->
             children[group] = rare
             level_of[group] = level_of[parent] + 1 if level_of[parent] in (0, 3) else 4
             children[parent] = [c for c in kids if c not in rare] + [group]
+    for kids in children.values():  # largest first: the order of the splits
+        kids.sort(key=lambda c: -_weight(c, children, weight))
     parent_of = {c: p for p, kids in children.items() for c in kids}
     entry_node, entry_level, entry_of = [], [], {}
     n_nodes = 0
