@@ -11,14 +11,18 @@ from judgestats.io.registry import (
     register,
 )
 from judgestats.io.store import load, save
+from judgestats.io.verdicts import PATTERNS, VerdictExtractor, extract_verdicts
 
 __all__ = [
+    "PATTERNS",
     "Detection",
     "Importer",
     "Parsed",
     "ReadResult",
+    "VerdictExtractor",
     "assemble",
     "detect",
+    "extract_verdicts",
     "importers",
     "item_id",
     "load",

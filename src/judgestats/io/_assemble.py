@@ -14,6 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -65,6 +66,9 @@ class Parsed:
         Records rejected while parsing.
     read : int
         Judgments plus labels extracted, plus records that could not be read at all.
+    notes : list of Reject
+        Things worth reporting that are not records (a companion file not found, a
+        label that could not be used as metadata); they enter no count.
     """
 
     file: str
@@ -74,6 +78,7 @@ class Parsed:
     items: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["item"]))
     rejects: list[Reject] = field(default_factory=list)
     read: int | None = None
+    notes: list[Reject] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.read is None:
@@ -89,11 +94,11 @@ def _dedup(
     table: pd.DataFrame, key: list[str], value: str, what: str
 ) -> tuple[pd.DataFrame, pd.Series, list[tuple[str, Reject]]]:
     """Split ``table`` into kept rows, duplicate flags and conflict rejects."""
-    if table.empty:
-        return table, pd.Series(False, index=table.index), []
-    grouped = table.groupby(key, sort=False, dropna=False)[value]
-    n_values = grouped.transform("nunique")
-    conflict = n_values > 1
+    repeated = table.duplicated(key, keep=False)
+    if not repeated.any():  # the common case: nothing to merge, no grouping needed
+        return table, table.loc[repeated, "file"], []
+    grouped = table[repeated].groupby(key, sort=False, dropna=False)[value]
+    conflict = (grouped.transform("nunique") > 1).reindex(table.index, fill_value=False)
     rejects = []
     for _, grp in table[conflict].groupby(key, sort=False, dropna=False):
         where = ", ".join(
@@ -109,6 +114,53 @@ def _dedup(
     return rest[~dup], rest.loc[dup, "file"], rejects
 
 
+def _dedup_labels(
+    lt: pd.DataFrame,
+) -> tuple[pd.DataFrame, pd.Series, list[tuple[str, Reject]], list[Reject]]:
+    """Deduplicate labels: label records (counted) first, then metadata labels.
+
+    A metadata label (one riding along on a judgment record) never displaces or
+    rejects a label record: where both exist the label record is kept, and a
+    disagreement is a note. Metadata labels that conflict among themselves are
+    dropped with a note.
+    """
+    counted = lt[lt["counted"]]
+    meta = lt[~lt["counted"]]
+    kept_c, dup_files, conflicts = _dedup(counted, LABEL_KEY, "label", "labels")
+    notes: list[Reject] = []
+    if not meta.empty:
+        keys = pd.MultiIndex.from_frame(meta[LABEL_KEY])
+        has_record = keys.isin(pd.MultiIndex.from_frame(counted[LABEL_KEY]))
+        shadowed = meta[has_record].merge(
+            kept_c[[*LABEL_KEY, "label"]], on=LABEL_KEY, suffixes=("", "_record")
+        )
+        differ = shadowed[shadowed["label"] != shadowed["label_record"]]
+        for item, rater, value, other, f, ln in differ[
+            [*LABEL_KEY, "label", "label_record", "file", "line"]
+        ].itertuples(index=False):
+            notes.append(
+                Reject(
+                    f,
+                    _line(ln),
+                    f"label {Verdict(int(value)).name} of item {item!r} (rater {rater!r})"
+                    f" disagrees with the label record ({Verdict(int(other)).name}), which"
+                    " is kept",
+                )
+            )
+        kept_m, _, meta_conf = _dedup(meta[~has_record], LABEL_KEY, "label", "labels")
+        notes += [r for _, r in meta_conf]
+        kept_c = pd.concat([kept_c, kept_m]).sort_index()
+    return kept_c, dup_files, conflicts, notes
+
+
+def _unique(*columns: pd.Series | np.ndarray) -> list[str]:
+    """Distinct values of the columns together, as strings, in order of appearance."""
+    arrays = [np.asarray(c, dtype=object) for c in columns]
+    if not arrays:
+        return []
+    return [str(v) for v in pd.unique(np.concatenate(arrays))]
+
+
 def _py(value: object) -> object:
     """Return a plain Python scalar for messages (``1``, not ``np.int64(1)``)."""
     return value.item() if isinstance(value, np.generic) else value
@@ -118,23 +170,34 @@ def _line(value: object) -> int | None:
     return None if value is None or pd.isna(value) else int(value)
 
 
+def _given(value: object, fill: str) -> bool:
+    """Whether a string coordinate value was given (not missing, not the fill value)."""
+    return value is not None and str(value) != fill
+
+
 def _items_table(parsed: Sequence[Parsed], items: list[str]) -> pd.DataFrame:
+    """Per item, the first value given of each coordinate (fill values do not count)."""
     frames = [p.items for p in parsed if not p.items.empty]
     meta = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["item"])
-    out = pd.DataFrame(index=pd.Index(items, name="item"))
+    given = pd.DataFrame({"item": meta["item"].astype(str)})
     for name, (kind, fill) in ITEM_COORDS.items():
-        if name in meta:
-            col = meta[["item", name]].dropna()
-            if kind == "U":
-                col = col[col[name].astype(str) != str(fill)]
-            first = col.drop_duplicates("item").set_index("item")[name]
-            values = first.reindex(out.index)
+        if name not in meta:
+            continue
+        col = meta[name]
+        if kind == "f":
+            given[name] = pd.to_numeric(col, errors="coerce").astype(float)
         else:
-            values = pd.Series(np.nan, index=out.index)
+            text = col.astype(object).where(col.notna(), None)
+            keep = text.map(partial(_given, fill=fill), na_action="ignore").fillna(False)
+            given[name] = text.where(keep.astype(bool), None)
+    first = given.groupby("item", sort=False).first().reindex(pd.Index(items, name="item"))
+    out = pd.DataFrame(index=first.index)
+    for name, (kind, fill) in ITEM_COORDS.items():
+        values = first[name] if name in first else pd.Series(np.nan, index=first.index)
         if kind == "f":
             out[name] = pd.to_numeric(values, errors="coerce").astype(float)
         else:
-            out[name] = values.where(values.notna(), fill).astype(str)
+            out[name] = values.astype(object).where(values.notna(), fill).astype(str)
     return out
 
 
@@ -171,6 +234,15 @@ def assemble(
         if judgments
         else pd.DataFrame(columns=[*_JUDGMENT_COLS, "file"])
     )
+    # An integer extra variable stays integer (-1 where a file lacks it), not float.
+    int_extras = {
+        c
+        for c in jt.columns
+        if c not in _JUDGMENT_COLS
+        and all(j[c].dtype.kind in "iub" for j in judgments if c in j.columns)
+    }
+    for c in int_extras:
+        jt[c] = jt[c].fillna(-1).astype(np.int64)
     lt = (
         pd.concat(labels, ignore_index=True)
         if labels
@@ -185,27 +257,20 @@ def assemble(
     lt["counted"] = lt["counted"].fillna(True).astype(bool)
 
     jt_kept, jt_dup_files, jt_conf = _dedup(jt, JUDGMENT_KEY, "verdict", "verdicts")
-    lt_kept, lt_dup_files, lt_conf_all = _dedup(lt, LABEL_KEY, "label", "labels")
-    counted_lines = set(
-        zip(lt.loc[lt["counted"], "file"], lt.loc[lt["counted"], "line"], strict=True)
-    )
-    lt_conf = [(f, r) for f, r in lt_conf_all if (f, r.line) in counted_lines]
-    label_notes = [r for f, r in lt_conf_all if (f, r.line) not in counted_lines]
-    lt_dup_files = lt_dup_files[lt.loc[lt_dup_files.index, "counted"]]
+    lt_kept, lt_dup_files, lt_conf, label_notes = _dedup_labels(lt)
     lt_counted = lt_kept[lt_kept["counted"]]
 
     # Items: judged or labelled ones, then any only described (kept, all missing).
-    seen = list(dict.fromkeys([*jt_kept["item"], *lt_kept["item"]]))
-    for p in parsed:
-        seen += [i for i in p.items.get("item", []) if i not in set(seen)]
+    described = [p.items["item"].to_numpy(dtype=object) for p in parsed if "item" in p.items]
+    seen = _unique(jt_kept["item"], lt_kept["item"], *described)
+    known = set(seen)
     if items_order is not None:
-        seen = [i for i in items_order if i in set(seen)] + [
-            i for i in seen if i not in set(items_order)
-        ]
-    judges = list(dict.fromkeys(jt_kept["judge"]))
+        wanted = set(items_order)
+        seen = [i for i in items_order if i in known] + [i for i in seen if i not in wanted]
+    judges = _unique(jt_kept["judge"])
     orders = [o for o in ORDERS if o in set(jt_kept["order"])] or ["AB"]
     runs = int(jt_kept["run"].max()) + 1 if not jt_kept.empty else 1
-    raters = list(dict.fromkeys(lt_kept["rater"]))
+    raters = _unique(lt_kept["rater"])
     ds = empty_judgments(judges, seen, orders, runs, raters)
 
     if not jt_kept.empty:
@@ -237,10 +302,12 @@ def assemble(
         ] = lt_kept["label"].to_numpy()
 
     meta = _items_table(parsed, seen)
+    coords = {}
     for name in ITEM_COORDS:
         values = meta[name].to_numpy()
         values = values.astype(float) if values.dtype.kind == "f" else values.astype(str)
-        ds = ds.assign_coords({name: ("item", values)})
+        coords[name] = ("item", values)
+    ds = ds.assign_coords(coords)
 
     rejects_by_file: dict[str, list[Reject]] = {}
     for p in parsed:
@@ -270,7 +337,8 @@ def assemble(
         for f in dict.fromkeys(p.file for p in parsed)
         for r in sorted(rejects_by_file[f], key=lambda r: r.line or 0)
     )
-    report = ImportReport(tuple(accounts), rejects, tuple(label_notes))
+    file_notes = tuple(n for p in parsed for n in p.notes)
+    report = ImportReport(tuple(accounts), rejects, file_notes + tuple(label_notes))
     ds.attrs["sources"] = json.dumps([{"file": p.file, "format": p.format} for p in parsed])
     ds.attrs["accounting"] = report.to_json()
     return check(ds), report

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,22 @@ from typing import Any
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
 
-__all__ = ["iter_csv", "iter_jsonl", "load_json", "read_lines", "sniff_text"]
+__all__ = [
+    "first_record",
+    "iter_csv",
+    "iter_json_array",
+    "iter_jsonl",
+    "iter_records",
+    "load_json",
+    "read_lines",
+    "sniff_text",
+]
+
+# Judge outputs and model answers in one TSV cell easily pass csv's default limit of
+# 131072 characters; a longer field would end the parse of the whole file.
+csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+
+_WS = re.compile(r"[ \t\n\r]*")
 
 
 def read_lines(path: Path) -> tuple[list[tuple[int, str]], list[Reject]]:
@@ -149,3 +166,132 @@ def load_json(path: Path) -> Any:
             f"{path}:{exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno});"
             " the file may be truncated"
         ) from None
+
+
+def _decode_whole(path: Path) -> str:
+    data = Path(path).read_bytes()
+    if not data.strip():
+        raise LogFormatError(f"{path}: the file is empty; nothing to import")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise LogFormatError(
+            f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}); re-save as UTF-8"
+        ) from None
+
+
+def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]:
+    """Yield ``(line, record)`` for each object of a JSON array, or ``(line, Reject)``.
+
+    The array is decoded element by element, so the line given is where the record
+    starts in the file, and a broken or truncated element loses only itself and what
+    follows it (one reject), not the records before it.
+
+    Raises
+    ------
+    LogFormatError
+        If the file is empty, not UTF-8, or not a JSON array.
+    """
+    text = _decode_whole(path)
+    decoder = json.JSONDecoder()
+    i = _WS.match(text, 0).end()
+    if text[i : i + 1] != "[":
+        raise LogFormatError(
+            f"{path}:{text.count(chr(10), 0, i) + 1}: expected a JSON array of records"
+            f" ('['), found {text[i : i + 20]!r}"
+        )
+    i += 1
+    line, pos = 1, 0
+    while True:
+        i = _WS.match(text, i).end()
+        line += text.count("\n", pos, i)
+        pos = i
+        if text[i : i + 1] == "]":
+            rest = text[i + 1 :].strip()
+            if rest:
+                yield (
+                    line,
+                    Reject(str(path), line, f"unexpected text after the JSON array: {rest[:30]!r}"),
+                )
+            return
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            at = text.count("\n", 0, exc.pos) + 1
+            yield (
+                line,
+                Reject(
+                    str(path),
+                    line,
+                    f"invalid JSON ({exc.msg} at line {at} column {exc.colno}); this record and"
+                    " the rest of the file could not be read (truncated file?)",
+                ),
+            )
+            return
+        if isinstance(obj, dict):
+            yield line, obj
+        else:
+            yield (
+                line,
+                Reject(str(path), line, f"expected a JSON object, found {type(obj).__name__}"),
+            )
+        i = _WS.match(text, end).end()
+        if text[i : i + 1] == ",":
+            i += 1
+        elif text[i : i + 1] != "]":
+            at = text.count("\n", 0, i) + 1
+            yield (
+                at,
+                Reject(
+                    str(path),
+                    at,
+                    "invalid JSON (expected ',' or ']' after a record); the rest of the file could"
+                    " not be read (truncated file?)",
+                ),
+            )
+            return
+
+
+def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]:
+    """Yield the records of a JSON array file or of a JSON Lines file.
+
+    Which one is decided by the first non-blank character (``[`` for an array).
+    """
+    head = sniff_text(path, 4096).lstrip()
+    if head.startswith("["):
+        yield from iter_json_array(path)
+    else:
+        yield from iter_jsonl(path)
+
+
+def first_record(path: Path, limit: int = 1 << 24) -> dict[str, Any] | None:
+    """Return the first record of a JSON array or JSON Lines file, or ``None``.
+
+    Used by detectors: reads only as much of the file as the first record needs
+    (up to ``limit`` bytes), and never raises on a file that is not JSON.
+    """
+    decoder = json.JSONDecoder()
+    size = 65536
+    try:
+        total = Path(path).stat().st_size
+    except OSError:
+        return None
+    while True:
+        text = sniff_text(path, size)
+        i = _WS.match(text, 0).end()
+        obj: Any = None
+        try:
+            if text[i : i + 1] == "[":
+                obj, _ = decoder.raw_decode(text, _WS.match(text, i + 1).end())
+            elif text[i : i + 1] == "{":
+                end = text.find("\n", i)
+                obj = json.loads(text[i:] if end < 0 else text[i:end])
+            else:
+                return None
+        except json.JSONDecodeError:
+            if size >= total or size >= limit:
+                return None
+            size *= 4
+            continue
+        return obj if isinstance(obj, dict) else None

@@ -50,11 +50,20 @@ class Detection:
     #: Higher wins when several importers accept one file (a specific format over
     #: the generic table).
     priority: int = 0
+    #: The file is not a log but a companion the importer reads next to its logs
+    #: (answers, statistics); a folder walk passes over it with this reason as a note.
+    companion: bool = False
 
 
 @runtime_checkable
 class Importer(Protocol):
-    """What a log-format importer provides."""
+    """What a log-format importer provides.
+
+    An importer may also have an ``options`` attribute, the names of the keyword
+    options its ``read`` understands; :func:`read_logs` then passes it only those,
+    so that one call can carry the options of several formats. An importer without
+    it receives every option.
+    """
 
     name: str
     description: str
@@ -130,9 +139,15 @@ def detect(path: str | Path) -> tuple[Importer | None, dict[str, str]]:
     reasons : dict
         Every importer's reason for accepting or declining.
     """
-    path = Path(path)
+    importer, reasons, _ = _detect(Path(path))
+    return importer, reasons
+
+
+def _detect(path: Path) -> tuple[Importer | None, dict[str, str], str | None]:
+    """Like :func:`detect`, plus the note of an importer that calls the file its companion."""
     best: tuple[int, Importer] | None = None
     reasons: dict[str, str] = {}
+    companion: str | None = None
     for name, imp in importers().items():
         try:
             det = imp.can_read(path)
@@ -141,7 +156,29 @@ def detect(path: str | Path) -> tuple[Importer | None, dict[str, str]]:
         reasons[name] = ("accepts: " if det.ok else "declines: ") + det.reason
         if det.ok and (best is None or det.priority > best[0]):
             best = (det.priority, imp)
-    return (best[1] if best else None), reasons
+        if det.companion and not det.ok and companion is None:
+            companion = f"passed over, not a log: {name}: {det.reason}"
+    return (best[1] if best else None), reasons, companion
+
+
+def _options_for(imp: Importer, options: Mapping[str, Any]) -> dict[str, Any]:
+    accepted = getattr(imp, "options", None)
+    if accepted is None:
+        return dict(options)
+    return {k: v for k, v in options.items() if k in accepted}
+
+
+def _check_options(regs: Mapping[str, Importer], options: Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` for an option that no importer understands."""
+    if any(getattr(imp, "options", None) is None for imp in regs.values()):
+        return  # an importer that takes anything: nothing to check against
+    known = {name for imp in regs.values() for name in imp.options}  # type: ignore[attr-defined]
+    unknown = sorted(set(options) - known)
+    if unknown:
+        lines = [f"  {n}: {', '.join(imp.options) or '(none)'}" for n, imp in regs.items()]  # type: ignore[attr-defined]
+        raise ValueError(
+            f"unknown option(s) {unknown} for read_logs; the importers accept:\n" + "\n".join(lines)
+        )
 
 
 def _no_importer_message(path: Path, reasons: Mapping[str, str]) -> str:
@@ -201,8 +238,11 @@ def read_logs(
         Raise on the first file that cannot be read instead of reporting it as a
         rejected record.
     **options
-        Passed to the importers' ``read`` (for example ``columns=`` and
-        ``verdict_map=`` for the generic table importer).
+        Passed to the importers that understand them (each importer's ``options``),
+        for example ``verdict_pattern=`` (how to find the verdict in a judge's raw
+        text, see :mod:`judgestats.io.verdicts`), ``tie_tolerance=`` (score files), or
+        ``columns=`` and ``verdict_map=`` (generic tables). An option that no importer
+        understands is an error.
 
     Returns
     -------
@@ -215,29 +255,39 @@ def read_logs(
     NoImporterError
         When a file named explicitly is in no known format (a file found in a
         folder walk is reported as a note instead), listing every importer's reason.
+    ValueError
+        For an unknown ``format`` or an option that no importer understands.
+
+    Examples
+    --------
+    >>> import judgestats as js
+    >>> ds, report = js.read_logs("../shared/data/pandalm")  # doctest: +SKIP
+    >>> print(report.format())  # doctest: +SKIP
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     regs = importers()
     if format is not None and format not in regs:
         raise ValueError(f"unknown format {format!r}; known: {', '.join(sorted(regs))}")
+    _check_options({format: regs[format]} if format is not None else regs, options)
     parsed: list[Parsed] = []
     notes: list[Reject] = []
     for path, explicit in _files(paths):
+        companion = None
         if format is not None:
             imp: Importer | None = regs[format]
             reasons: dict[str, str] = {}
         else:
-            imp, reasons = detect(path)
+            imp, reasons, companion = _detect(path)
         if imp is None:
             msg = _no_importer_message(path, reasons)
             if explicit:
                 raise NoImporterError(msg)
-            notes.append(Reject(str(path), None, "skipped: " + msg.split("\n", 1)[1]))
+            notes.append(Reject(str(path), None, companion or "skipped: " + msg.split("\n", 1)[1]))
             continue
         log.info("reading %s as %s", path, imp.name)
         try:
-            parsed.append(imp.read(path, **options))
+            parsed.append(imp.read(path, **_options_for(imp, options)))
         except LogFormatError as exc:
             if strict:
                 raise

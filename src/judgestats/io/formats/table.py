@@ -43,11 +43,13 @@ import pandas as pd
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
 from judgestats.io._assemble import Parsed, item_id
+from judgestats.io._records import option_names
 from judgestats.io._text import iter_csv, iter_jsonl, sniff_text
 from judgestats.io.registry import Detection, register
+from judgestats.io.verdicts import VerdictExtractor
 from judgestats.schema import LABEL_KINDS, Verdict
 
-__all__ = ["DEFAULT_VERDICTS", "TableImporter", "from_table"]
+__all__ = ["DEFAULT_VERDICTS", "TableImporter", "from_table", "load_table", "parse_table"]
 
 _FIRST, _SECOND = 10, 11  # presentation-frame codes before conversion
 
@@ -156,6 +158,64 @@ def _load(path: Path, kind: str) -> tuple[pd.DataFrame, list[Reject]]:
     return df, []
 
 
+def table_header(path: Path) -> set[str] | None:
+    """Column names of a table file, read cheaply for detection; ``None`` if not a table.
+
+    For JSON Lines the names are guessed from the first line's words (enough to test
+    for a few fields). An unreadable Parquet file has no columns.
+    """
+    kind = _SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        return None
+    if kind == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            return set(pq.read_schema(path).names)
+        except Exception:
+            return set()
+    first = sniff_text(path).split("\n", 1)[0]
+    if kind == "jsonl":
+        return set(first.replace('"', " ").replace(",", " ").replace(":", " ").split())
+    return {h.strip().strip('"') for h in first.split("," if kind == "csv" else "\t")}
+
+
+def table_columns(df: pd.DataFrame) -> list[str]:
+    """Return the data columns of a loaded table (without the ``_line`` column)."""
+    return [c for c in df.columns if c != "_line"]
+
+
+def load_table(path: Path, file_format: str | None = None) -> tuple[pd.DataFrame, list[Reject]]:
+    """Load a table file as stripped strings with a ``_line`` column, and its rejects.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    file_format : {"csv", "tsv", "jsonl", "parquet"}, optional
+        Default: from the file suffix.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        Every cell as a string; ``_line`` is the 1-based line (row for Parquet).
+    rejects : list of Reject
+        Lines that could not be read.
+
+    Raises
+    ------
+    LogFormatError
+        For an unknown suffix, an empty file or a missing header.
+    """
+    kind = file_format or _SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        raise LogFormatError(
+            f"{path}: unknown table suffix {path.suffix!r}; pass file_format="
+            " 'csv', 'tsv', 'jsonl' or 'parquet'"
+        )
+    return _load(path, kind)
+
+
 def from_table(
     path: str | Path,
     *,
@@ -165,6 +225,8 @@ def from_table(
     benchmark: str | None = None,
     label_kind: str | None = None,
     file_format: str | None = None,
+    verdict_pattern: str | None = None,
+    multiple_matches: str = "unanimous",
 ) -> Parsed:
     """Read a long table of judgments (CSV, TSV, JSONL or Parquet).
 
@@ -187,6 +249,13 @@ def from_table(
         where there are human labels, else ``unlabelled``.
     file_format : {"csv", "tsv", "jsonl", "parquet"}, optional
         Default: from the file suffix.
+    verdict_pattern : str, optional
+        The ``verdict`` column holds the judge's raw text: find the verdict in it
+        with this named pattern or regular expression (see
+        :mod:`judgestats.io.verdicts`). Verdicts found name presentation slots and
+        are converted with ``order``; what matched is kept as the variable ``match``.
+    multiple_matches : {"unanimous", "first", "last"}, default "unanimous"
+        With ``verdict_pattern``: what a text with several matches means.
 
     Returns
     -------
@@ -204,33 +273,68 @@ def from_table(
     >>> ds, report = js.read_logs("data/demo", format="table")  # doctest: +SKIP
     """
     path = Path(path)
+    extractor = (
+        VerdictExtractor(verdict_pattern, multiple=multiple_matches)
+        if verdict_pattern is not None
+        else None
+    )
+    df, rejects = load_table(path, file_format)
+    return parse_table(
+        path,
+        df,
+        rejects,
+        columns=columns,
+        verdict_map=verdict_map,
+        frame=frame,
+        benchmark=benchmark,
+        label_kind=label_kind,
+        extractor=extractor,
+    )
+
+
+def parse_table(
+    path: Path,
+    df: pd.DataFrame,
+    rejects: list[Reject],
+    *,
+    columns: Mapping[str, str | Sequence[str]] | None = None,
+    verdict_map: Mapping[str, str | int] | None = None,
+    frame: str = "item",
+    benchmark: str | None = None,
+    label_kind: str | None = None,
+    extractor: VerdictExtractor | None = None,
+    format_name: str = "table",
+) -> Parsed:
+    """Turn a loaded table (see :func:`load_table`) into a :class:`Parsed`.
+
+    The arguments are those of :func:`from_table`; ``extractor`` finds verdicts in
+    raw text, and ``format_name`` names the importer in the accounting. Importers of
+    formats that are tables underneath (score files) build on this.
+
+    Returns
+    -------
+    Parsed
+    """
     if frame not in ("item", "presented"):
         raise ValueError(f"frame={frame!r}; use 'item' or 'presented'")
     if label_kind is not None and label_kind not in LABEL_KINDS:
         raise ValueError(f"label_kind={label_kind!r}; use one of {LABEL_KINDS}")
-    kind = file_format or _SUFFIXES.get(path.suffix.lower())
-    if kind is None:
-        raise LogFormatError(
-            f"{path}: unknown table suffix {path.suffix!r}; pass file_format="
-            " 'csv', 'tsv', 'jsonl' or 'parquet'"
-        )
     vocab = _vocabulary(verdict_map)
     cols: dict[str, Any] = {f: f for f in _FIELDS}
     unknown = set(columns or {}) - set(_FIELDS)
     if unknown:
         raise ValueError(f"columns= has unknown fields {sorted(unknown)}; known: {_FIELDS}")
     cols.update(columns or {})
-    df, rejects = _load(path, kind)
     if df.empty or len(df) == 0:
         if rejects:
-            return Parsed(str(path), "table", rejects=rejects)
+            return Parsed(str(path), format_name, rejects=rejects)
         raise LogFormatError(f"{path}: header only, no records")
     human_cols = [cols["human"]] if isinstance(cols["human"], str) else list(cols["human"])
     for field in ("item",):
         if cols[field] not in df:
             raise LogFormatError(
                 f"{path}:1: required column {cols[field]!r} ({field}) missing; columns are"
-                f" {[c for c in df.columns if c != '_line']}; map yours with"
+                f" {table_columns(df)}; map yours with"
                 f" columns={{'{field}': 'your_column'}}"
             )
     has_judge = cols["judge"] in df and cols["verdict"] in df
@@ -255,12 +359,22 @@ def from_table(
     judge = col("judge")
     vtext = col("verdict").str.lower()
     is_judgment = (judge != "") if has_judge else pd.Series(False, df.index)
-    code = vtext.map(vocab)
-    fail(is_judgment & (vtext == ""), "empty verdict; map '' in verdict_map (e.g. to 'invalid')")
-    fail(
-        is_judgment & code.isna() & (vtext != ""),
-        "unknown verdict " + col("verdict").map(repr) + "; map it with verdict_map=",
-    )
+    matched = None
+    if extractor is not None:
+        found = extractor.extract_all(col("verdict").tolist())
+        found.index = df.index
+        slots = {int(Verdict.A): _FIRST, int(Verdict.B): _SECOND}
+        code = found["verdict"].astype(int).map(lambda v: slots.get(v, v))
+        matched = found["match"]
+    else:
+        code = vtext.map(vocab)
+        fail(
+            is_judgment & (vtext == ""), "empty verdict; map '' in verdict_map (e.g. to 'invalid')"
+        )
+        fail(
+            is_judgment & code.isna() & (vtext != ""),
+            "unknown verdict " + col("verdict").map(repr) + "; map it with verdict_map=",
+        )
     otext = col("order").str.lower()
     order = otext.map(_ORDERS)
     fail(
@@ -334,6 +448,8 @@ def from_table(
             "line": df["_line"][jmask].astype("int64"),
         }
     )
+    if matched is not None:
+        judgments["match"] = matched[jmask].astype(str)
     rater_col = col("rater", "")
     default_rater = "gold" if (label_kind == "correctness") else "human"
     label_frames = []
@@ -370,7 +486,7 @@ def from_table(
     rejects += [Reject(str(path), int(df.at[i, "_line"]), why) for i, why in sorted(bad.items())]
     # Read = judgments + label-only records + rejects (a row with a judge counts once,
     # the label it carries is item metadata).
-    return Parsed(str(path), "table", judgments, labels, item_meta, rejects)
+    return Parsed(str(path), format_name, judgments, labels, item_meta, rejects)
 
 
 class TableImporter:
@@ -378,25 +494,14 @@ class TableImporter:
 
     name = "table"
     description = "generic long table: one row per judgment (CSV, TSV, JSONL, Parquet)"
+    options = option_names(from_table)
 
     def can_read(self, path: Path) -> Detection:
         """Accept tables whose header names at least an item and a verdict or label."""
         kind = _SUFFIXES.get(path.suffix.lower())
-        if kind is None:
+        names = table_header(path)
+        if names is None:
             return Detection(False, f"suffix {path.suffix!r} is not a table suffix")
-        if kind == "parquet":
-            try:
-                import pyarrow.parquet as pq
-
-                names = set(pq.read_schema(path).names)
-            except Exception as exc:
-                return Detection(False, f"unreadable Parquet ({exc})")
-        elif kind == "jsonl":
-            first = sniff_text(path).split("\n", 1)[0]
-            names = set(first.replace('"', " ").replace(",", " ").replace(":", " ").split())
-        else:
-            first = sniff_text(path).split("\n", 1)[0]
-            names = {h.strip() for h in first.split("," if kind == "csv" else "\t")}
         if {"item", "verdict"} <= names or {"item", "human"} <= names:
             return Detection(True, f"{kind} table with item and verdict columns", priority=1)
         return Detection(False, f"{kind} without 'item' and 'verdict' columns (map with columns=)")

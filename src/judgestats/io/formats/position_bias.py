@@ -1,0 +1,194 @@
+"""Position-bias study TSVs (Shi et al. 2024, "Judging the Judges"): ``record_<judge>_<n>.tsv``.
+
+Layout accepted
+---------------
+A tab-separated file with a header; the columns used are
+
+=======================  ============================================================
+column                   meaning
+=======================  ============================================================
+``cmp_index``            ``"<question id>;<model shown first>;<model shown second>"``
+``answer1_1``, ...       ``answer<slot>_<turn>``: the answers shown, slot 1 = first
+``task``                 question category (optional)
+last column              the judge's raw text, headed by the judge's name
+=======================  ============================================================
+
+The file sits in a folder ``Repetition<K>-...``; ``K`` is the run.
+
+What is imported
+----------------
+* judge = the model name in the file name (``record_gpt-4-0613_3.tsv`` →
+  ``gpt-4-0613``), else the last column's header; benchmark ``MTBench``;
+* the verdict is found in the raw text with a
+  :class:`~judgestats.io.verdicts.VerdictExtractor` (default pattern ``mt-bench``:
+  ``[[A]]``, ``[[B]]``, ``[[C]]`` = tie; no match, or matches that disagree, =
+  ``INVALID``), named by the options ``verdict_pattern`` and ``multiple_matches``;
+  what matched is the per-judgment variable ``match``;
+* item = question × unordered pair of models: the item's A is the model whose name
+  sorts first, so the two rows of a comparison (both orders) form one item; the
+  row showing A first is order ``AB``;
+* run = ``K - 1`` from the ``Repetition<K>`` folder (0 when there is none, or the
+  ``run=`` option);
+* lengths: characters of each model's answers (all turns), taken from the answer
+  columns of the records themselves; label kind ``unlabelled``.
+
+Companion files of the study are passed over with a note when a folder is read:
+``length_stats.csv`` (per-model length statistics) and the ``QA_data`` workbooks
+(the questions and answers, which the records already carry).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from judgestats.errors import LogFormatError
+from judgestats.io._assemble import Parsed, item_id
+from judgestats.io._records import (
+    Collector,
+    RecordError,
+    canonical_pair,
+    register_source,
+    swap_ab,
+)
+from judgestats.io._text import iter_csv, sniff_text
+from judgestats.io.registry import Detection
+from judgestats.io.verdicts import VerdictExtractor
+
+__all__ = ["IMPORTER", "from_position_bias"]
+
+_FORMAT = "position_bias"
+_FILE = re.compile(r"^record_(?P<judge>.+)_(?P<n>\d+)$")
+_RUN = re.compile(r"^Repetition(?P<k>\d+)\b")
+_ANSWER = re.compile(r"^answer(?P<slot>[12])_(?P<turn>\d+)$")
+
+
+def _run_of(path: Path) -> int:
+    for parent in path.absolute().parents:
+        m = _RUN.match(parent.name)
+        if m:
+            return max(int(m["k"]) - 1, 0)
+    return 0
+
+
+def from_position_bias(
+    path: str | Path,
+    *,
+    verdict_pattern: str = "mt-bench",
+    multiple_matches: str = "unanimous",
+    judge: str | None = None,
+    run: int | None = None,
+    benchmark: str = "MTBench",
+) -> Parsed:
+    """Read one ``record_<judge>_<n>.tsv`` of the position-bias study.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    verdict_pattern : str, default "mt-bench"
+        Named pattern or regular expression finding the verdict in the raw text
+        (see :mod:`judgestats.io.verdicts`).
+    multiple_matches : {"unanimous", "first", "last"}, default "unanimous"
+        What a text with several matches means.
+    judge : str, optional
+        Default: from the file name.
+    run : int, optional
+        Default: ``K - 1`` of the ``Repetition<K>`` folder, else 0.
+    benchmark : str, default "MTBench"
+        Benchmark of the items.
+
+    Returns
+    -------
+    Parsed
+        One judgment per row, with the variable ``match``.
+
+    Raises
+    ------
+    LogFormatError
+        If the file is empty, has no rows, or lacks the ``cmp_index`` column.
+
+    Examples
+    --------
+    >>> from judgestats.io.formats.position_bias import from_position_bias
+    >>> p = from_position_bias("Repetition1-x/record_gpt-4-0613_3.tsv")  # doctest: +SKIP
+    """
+    path = Path(path)
+    extractor = VerdictExtractor(verdict_pattern, multiple=multiple_matches)
+    header, rows, rejects = iter_csv(path, "\t")
+    if "cmp_index" not in header or len(header) < 2:
+        raise LogFormatError(
+            f"{path}:1: no 'cmp_index' column (and a judge-output column after it); this"
+            " is not a position-bias record file"
+        )
+    if not rows and not rejects:
+        raise LogFormatError(f"{path}: header only, no records")
+    m = _FILE.match(path.stem)
+    judge = judge or (m["judge"] if m else header[-1])
+    run = _run_of(path) if run is None else int(run)
+    answers = [(h, int(a["slot"])) for h in header if (a := _ANSWER.match(h))]
+    col = Collector(path, _FORMAT)
+    col.rejects.extend(rejects)
+
+    def parse(row: dict[str, str], line: int) -> None:
+        parts = [p.strip() for p in row["cmp_index"].split(";")]
+        if len(parts) != 3 or not all(parts) or parts[1] == parts[2]:
+            raise RecordError(
+                f"cmp_index {row['cmp_index']!r} is not 'question;first model;second model'"
+            )
+        qid, first, second = parts
+        model_a, model_b, flipped = canonical_pair(first, second)
+        item = item_id(benchmark, f"{qid}/{model_a}/{model_b}")
+        found = extractor.extract(row[header[-1]])
+        verdict = swap_ab(found.verdict) if flipped else int(found.verdict)
+        col.judgment(judge, item, "BA" if flipped else "AB", run, verdict, line, match=found.match)
+        lengths = [sum(len(row[h]) for h, s in answers if s == slot) for slot in (1, 2)]
+        if flipped:
+            lengths.reverse()
+        col.item(
+            item,
+            benchmark=benchmark,
+            category=row.get("task", ""),
+            label_kind="unlabelled",
+            length_a=lengths[0] if answers else float("nan"),
+            length_b=lengths[1] if answers else float("nan"),
+            model_a=model_a,
+            model_b=model_b,
+        )
+
+    col.read_records(((n, dict(zip(header, cells, strict=True))) for n, cells in rows), parse)
+    return col.parsed()
+
+
+def _detect(path: Path) -> Detection:
+    """Accept TSVs whose header has ``cmp_index``; call the study's companions so."""
+    suffix = path.suffix.lower()
+    if suffix == ".tsv":
+        head = sniff_text(path, 4096).split("\n", 1)[0]
+        names = [h.strip().strip('"') for h in head.split("\t")]
+        if "cmp_index" in names:
+            return Detection(True, "TSV with cmp_index and a judge-output column", priority=5)
+        return Detection(False, "TSV without a 'cmp_index' column")
+    if path.name == "length_stats.csv":
+        return Detection(
+            False,
+            "per-model length statistics of a position-bias run; lengths are computed"
+            " from the answers in the records",
+            companion=True,
+        )
+    if suffix == ".xlsx" and "QA_data" in path.parts:
+        return Detection(
+            False,
+            "questions and answers of the position-bias study (QA_data); the records"
+            " carry the same answers, from which lengths are computed",
+            companion=True,
+        )
+    return Detection(False, f"suffix {path.suffix!r} is not .tsv")
+
+
+IMPORTER = register_source(
+    _FORMAT,
+    "position-bias study records: TSV with cmp_index and the judge's raw text",
+    from_position_bias,
+    _detect,
+)

@@ -1,0 +1,84 @@
+"""assemble: label records beat metadata labels, extra variables keep their type."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgestats.accounting import Reject
+from judgestats.io import Parsed, assemble
+from judgestats.schema import Verdict
+
+A, B, TIE = int(Verdict.A), int(Verdict.B), int(Verdict.TIE)
+
+
+def _judgments(file: str, item: str, **extra) -> Parsed:
+    judgments = pd.DataFrame(
+        {
+            "judge": ["j"],
+            "item": [item],
+            "order": ["AB"],
+            "run": [0],
+            "verdict": [A],
+            "line": [1],
+            **{k: [v] for k, v in extra.items()},
+        }
+    )
+    labels = pd.DataFrame(
+        {"item": [item], "rater": ["gold"], "label": [B], "line": [1], "counted": [False]}
+    )
+    items = pd.DataFrame({"item": [item], "benchmark": ["b"], "label_kind": ["unlabelled"]})
+    return Parsed(file, "x", judgments, labels, items)
+
+
+def _labels(file: str, item: str, label: int) -> Parsed:
+    labels = pd.DataFrame(
+        {"item": [item], "rater": ["gold"], "label": [label], "line": [3], "counted": [True]}
+    )
+    items = pd.DataFrame({"item": [item], "benchmark": ["b"], "label_kind": ["correctness"]})
+    return Parsed(file, "x", labels=labels, items=items)
+
+
+@pytest.mark.parametrize("label_file_first", [True, False])
+def test_label_record_wins_over_metadata_label_in_any_order(label_file_first):
+    parsed = [_judgments("judged.json", "b/1"), _labels("labels.json", "b/1", B)]
+    if label_file_first:
+        parsed.reverse()
+    ds, report = assemble(parsed)
+    accounts = {f.file: (f.read, f.imported, f.duplicates) for f in report.files}
+    assert accounts == {"judged.json": (1, 1, 0), "labels.json": (1, 1, 0)}
+    assert ds.human.sel(item="b/1", rater="gold").item() == B
+    # The label kind given beats the fill value, whichever file came first.
+    assert ds.label_kind.sel(item="b/1").item() == "correctness"
+    assert report.notes == ()
+
+
+def test_disagreeing_metadata_label_is_a_note_not_a_reject():
+    ds, report = assemble([_judgments("judged.json", "b/1"), _labels("labels.json", "b/1", A)])
+    assert report.rejected == 0 and report.balanced
+    assert ds.human.sel(item="b/1", rater="gold").item() == A
+    assert len(report.notes) == 1
+    assert "disagrees with the label record (A)" in report.notes[0].reason
+
+
+def test_integer_extra_variables_stay_integer_when_a_file_lacks_them():
+    ds, _ = assemble([_judgments("one.json", "b/1", strength=2), _judgments("two.json", "b/2")])
+    assert ds["strength"].dtype.kind == "i"
+    assert ds["strength"].sel(item="b/1", order="AB", run=0, judge="j").item() == 2
+    assert ds["strength"].sel(item="b/2", order="AB", run=0, judge="j").item() == -1
+
+
+def test_parsed_notes_reach_the_report():
+    p = _labels("labels.json", "b/1", A)
+    p.notes.append(Reject("labels.json", None, "a note"))
+    _, report = assemble([p])
+    assert [n.reason for n in report.notes] == ["a note"]
+    assert report.read == 1  # notes are not records
+
+
+def test_float_extras_are_nan_where_missing():
+    ds, _ = assemble([_judgments("one.json", "b/1", score_a=0.5), _judgments("two.json", "b/2")])
+    score = ds["score_a"].sel(judge="j", order="AB", run=0)
+    assert score.sel(item="b/1").item() == 0.5
+    assert np.isnan(score.sel(item="b/2").item())
