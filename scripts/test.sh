@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
-# Set up a virtual environment (if needed) and run the test suite.
+# Set up and run everything CI runs: lint, the test suite (slow tests included),
+# and the notebooks (executed with JUDGESTATS_FAST=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3.12}
-command -v "$PY" >/dev/null || PY=python
-[ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[test]"
+bash scripts/setup.sh test
 .venv/bin/ruff check src tests benchmarks scripts
-.venv/bin/python -m pytest -n 2 "$@"
+.venv/bin/python -m pytest -n 2 --run-slow "$@" tests
+JUDGESTATS_FAST=1 .venv/bin/python -m pytest --nbmake notebooks

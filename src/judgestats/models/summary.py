@@ -92,10 +92,13 @@ def diagnose(tree: xr.DataTree, names: Sequence[str] = REPORTED) -> list[str]:
             problems.append(f"{n_div} divergent transitions: the posterior may be biased")
     sub = post[names]
     rhat, ess_bulk, _ = _diagnostics(sub)
+    # independent draws (the exact tier) have an ESS near their number: ask for at
+    # most half of what was drawn, so a short run is not flagged for being short
+    min_ess = min(MIN_ESS, sub.sizes.get("chain", 1) * sub.sizes.get("draw", 1) / 2)
     for name in names:
         const = _constant(sub[name]) | sub[name].isnull().all(_SAMPLE)
         bad_r = (rhat[name] > MAX_RHAT) & ~const
-        bad_e = (ess_bulk[name] < MIN_ESS) & ~const
+        bad_e = (ess_bulk[name] < min_ess) & ~const
         if bool(bad_r.any()):
             problems.append(
                 f"{name}: R-hat up to {float(rhat[name].where(~const).max()):.3f}"
@@ -104,7 +107,7 @@ def diagnose(tree: xr.DataTree, names: Sequence[str] = REPORTED) -> list[str]:
         if bool(bad_e.any()):
             problems.append(
                 f"{name}: bulk ESS down to {float(ess_bulk[name].where(~const).min()):.0f}"
-                f" (< {MIN_ESS}) for {int(bad_e.sum())} of {bad_e.size} cells"
+                f" (< {min_ess:.0f}) for {int(bad_e.sum())} of {bad_e.size} cells"
             )
     return problems
 
@@ -172,7 +175,11 @@ def summarize(
             op, value = thresholds[name]
             side = (da < value) if op == "<" else (da > value)
             stats["p_threshold"] = side.where(da.notnull()).mean(_SAMPLE, skipna=True)
-        frame = xr.Dataset(stats).to_dataframe().reset_index()
+        stats_ds = xr.Dataset(stats)
+        if not stats_ds.dims:  # a scalar quantity (max_rank_shift): one row
+            stats_ds = stats_ds.expand_dims("_row")
+        frame = stats_ds.to_dataframe().reset_index()
+        frame = frame.drop(columns=[c for c in ("_row",) if c in frame])
         frame = frame.drop(columns=[c for c in ("quantile",) if c in frame])
         frame.insert(0, "variable", name)
         frame["prob"] = prob

@@ -3,10 +3,11 @@
 An item's verdict pattern over (order, run) is reached through three choices, each a
 node of the tree:
 
-1. its *decision*: the modal verdict of each order (A, B, tie, invalid or missing per
+1. in which orders every run gave the same verdict (*stability*) — where run-to-run
+   stability shows; first, so that every judge's stability is estimated from all its
+   items, not from the few items of each decision;
+2. its *decision*: the modal verdict of each order (A, B, tie, invalid or missing per
    order) — where agreement with the label and position preference show;
-2. in which orders every run agreed with that decision (*stable*) — where
-   run-to-run stability shows;
 3. the exact pattern, given an unstable decision — which runs deviated, and how.
 
 A judge's pattern distribution is a product of one categorical distribution per
@@ -32,7 +33,7 @@ from judgestats.schema import Verdict
 __all__ = ["LEVELS", "PatternTree", "pattern_tree"]
 
 #: Names of the tree's levels.
-LEVELS: tuple[str, ...] = ("decision", "decision_rare", "stability", "pattern", "pattern_rare")
+LEVELS: tuple[str, ...] = ("stability", "decision", "pattern", "rare")
 _CODES = (Verdict.A, Verdict.B, Verdict.TIE, Verdict.INVALID)
 
 
@@ -125,7 +126,7 @@ def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) ->
     min_count : float
         Children of a node seen on fewer items than this are *rare*: when a node has
         two or more rare children they are grouped under a node of their own (level
-        ``<level>_rare``), so that categories too rare to show differences between
+        ``rare``), so that categories too rare to show differences between
         judges do not decide how strongly the frequent ones are pooled.
 
     Returns
@@ -140,10 +141,10 @@ def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) ->
     level_of: dict[tuple, int] = {}
     weight: dict[tuple, float] = {}
     for i in range(k):
-        d = ("d", tuple(decision[i].tolist()))
-        s = ("s", d[1], tuple(stable[i].tolist()))
+        st = ("s", tuple(stable[i].tolist()))
+        d = ("d", st[1], tuple(decision[i].tolist()))
         leaf = ("leaf", i)
-        for parent, child, level in ((("root",), d, 0), (d, s, 2), (s, leaf, 3)):
+        for parent, child, level in ((("root",), st, 0), (st, d, 1), (d, leaf, 2)):
             kids = children.setdefault(parent, [])
             level_of[parent] = level
             if child not in kids:
@@ -155,7 +156,7 @@ def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) ->
         if len(kids) > 2 and len(rare) >= 2:
             group = ("rare", parent)
             children[group] = rare
-            level_of[group] = level_of[parent] + 1 if level_of[parent] in (0, 3) else 4
+            level_of[group] = 3
             children[parent] = [c for c in kids if c not in rare] + [group]
     for kids in children.values():  # largest first: the order of the splits
         kids.sort(key=lambda c: -_weight(c, children, weight))

@@ -40,6 +40,7 @@ from judgestats.simulate.model import (
 from judgestats.simulate.presets import (
     DEMO_SEED,
     demo_cohort,
+    exchangeable_cohort,
     seed002_benchmarks,
     seed002_cohort,
     small_cohort,
@@ -60,6 +61,7 @@ __all__ = [
     "chosen_rejected_benchmark",
     "correctness_benchmark",
     "demo_cohort",
+    "exchangeable_cohort",
     "judgments_table",
     "paradox_judge",
     "pattern_distribution",

@@ -1,0 +1,650 @@
+"""The five MVVP steps checked on a posterior, with the rule of every verdict.
+
+Interval verdicts
+-----------------
+Steps 1 to 4 compare the equal-tailed interval of probability ``prob`` of one
+quantity with a threshold that names its good side:
+
+* PASS: the whole interval is on the good side;
+* FAIL: the whole interval is on the bad side;
+* INCONCLUSIVE: the interval straddles the threshold;
+* NOT MEASURED: the data cannot support the step; the reason says why.
+
+``p_threshold_met`` is the posterior probability of the good side.
+
+The steps
+---------
+1. *Chance-correct* (per judge × benchmark): Cohen's kappa against the human label,
+   good side ``kappa > min_kappa`` (default 0: better than chance; 0.40 is
+   "moderate" agreement). Krippendorff's alpha, tie-excluded exact match and the
+   deflation (raw agreement minus kappa) are reported beside it. NOT MEASURED when
+   the benchmark has no human (or gold) labels on the judge's items, or kappa is
+   undefined (one category only).
+2. *Swap positions* (per judge × benchmark): position bias ``|P(first) - 0.5|``
+   over runs judged in both orders, good side ``< max_position_bias`` (0.10).
+   NOT MEASURED when the logs lack one of the orders ``AB``/``BA`` (or record the
+   order as ``"unknown"``), or the judge has no item judged in both.
+3. *Replicate* (per judge × benchmark): test-retest, the share of (item, order)
+   units with the same verdict in every run, good side ``> min_test_retest``.
+   The protocol asks for at least ``min_runs`` (3) runs: with fewer the step is
+   NOT MEASURED (a test-retest from two runs is still shown). The protocol sets no
+   floor; the default 0.80 is judgestats' (Krippendorff's conventional floor for
+   reliable data); ``min_test_retest=0`` only requires that it be measured.
+4. *Cross-validate* (per judge): the judge must have kappa on at least
+   ``min_benchmarks`` (2) benchmarks spanning preference-style and
+   correctness-style labels, else NOT MEASURED. The quantity is the judge's largest
+   absolute rank shift between any two of its benchmarks (ranks by
+   ``DerivedConfig.rank_by``, kappa by default, computed per draw), good side
+   ``<= max_rank_shift`` (3 positions: seed 002 counts shifts of four or more as
+   large). Ranks per benchmark and rank shifts per pair are reported beside it,
+   with intervals. With fewer than ``max_rank_shift + 2`` judges no shift can fail.
+5. *Audit the paradox* (per judge × benchmark): the consistency-bias paradox is
+   test-retest above ``paradox_test_retest`` (0.95) *and* position bias above
+   ``paradox_position_bias`` (0.10) in the same draw. With ``tail = (1 - prob) / 2``:
+   PASS when P(paradox) <= tail (in particular when test-retest is credibly below
+   0.95: the audit does not apply), FAIL when P(paradox) >= 1 - tail (the
+   paradox is credible), INCONCLUSIVE otherwise; the same rule as an interval,
+   applied to the joint event. P(test-retest > 0.95) and P(position bias > 0.10)
+   are reported beside it. NOT MEASURED when test-retest or position bias is.
+
+A failed sampler diagnostic does not change a verdict; it is appended to the
+reason of the results it concerns and kept in :attr:`MVVPResult.warnings`.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from judgestats.models.summary import MAX_RHAT, MIN_ESS
+from judgestats.mvvp.design import Design
+from judgestats.mvvp.result import (
+    Estimate,
+    MVVPResult,
+    Step,
+    StepResult,
+    StepVerdict,
+    Threshold,
+)
+
+__all__ = ["MVVPConfig", "check", "interval_verdict", "probability_verdict"]
+
+_SAMPLE = ("chain", "draw")
+
+#: Posterior quantities the check (and the report) summarises.
+SUMMARY_QUANTITIES: tuple[str, ...] = (
+    "kappa",
+    "alpha",
+    "exact_match",
+    "deflation",
+    "position_bias",
+    "position_bias_signed",
+    "flip_rate",
+    "test_retest",
+    "self_consistency",
+    "invalid_rate",
+    "rank",
+    "rank_shift",
+    "paradox",
+    "top_k_all",
+    "kendall_tau",
+)
+
+CORRECTNESS, PREFERENCE = "correctness", "preference"
+
+
+@dataclass(frozen=True)
+class MVVPConfig:
+    """Thresholds and interval probability of the MVVP check (see the module docs).
+
+    Attributes
+    ----------
+    prob : float, default 0.95
+        Probability of the equal-tailed intervals the verdicts read.
+    min_kappa : float, default 0.0
+        Step 1: kappa must exceed it (0: better than chance).
+    max_position_bias : float, default 0.10
+        Step 2: position bias must stay below it.
+    min_runs : int, default 3
+        Step 3: runs needed per item.
+    min_test_retest : float, default 0.80
+        Step 3: test-retest must exceed it (0: only measure it).
+    min_benchmarks : int, default 2
+        Step 4: labelled benchmarks needed per judge.
+    max_rank_shift : float, default 3
+        Step 4: the largest absolute rank shift must not exceed it.
+    paradox_test_retest, paradox_position_bias : float, default 0.95, 0.10
+        Step 5: the paradox is test-retest above the first and position bias above
+        the second.
+    """
+
+    prob: float = 0.95
+    min_kappa: float = 0.0
+    max_position_bias: float = 0.10
+    min_runs: int = 3
+    min_test_retest: float = 0.80
+    min_benchmarks: int = 2
+    max_rank_shift: float = 3
+    paradox_test_retest: float = 0.95
+    paradox_position_bias: float = 0.10
+
+    def __post_init__(self) -> None:
+        if not 0 < self.prob < 1:
+            raise ValueError(f"prob={self.prob!r}; must be strictly between 0 and 1")
+        for name in ("max_position_bias", "paradox_position_bias"):
+            value = getattr(self, name)
+            if not 0 <= value <= 0.5:
+                raise ValueError(f"{name}={value!r}; position bias lies in [0, 0.5]")
+        for name in ("min_test_retest", "paradox_test_retest"):
+            value = getattr(self, name)
+            if not 0 <= value <= 1:
+                raise ValueError(f"{name}={value!r}; test-retest lies in [0, 1]")
+        if not -1 <= self.min_kappa < 1:
+            raise ValueError(f"min_kappa={self.min_kappa!r}; must be in [-1, 1)")
+        if self.min_runs < 2:
+            raise ValueError(f"min_runs={self.min_runs!r}; test-retest needs at least 2 runs")
+        if self.min_benchmarks < 2:
+            raise ValueError(f"min_benchmarks={self.min_benchmarks!r}; must be at least 2")
+        if self.max_rank_shift < 0:
+            raise ValueError(f"max_rank_shift={self.max_rank_shift!r}; must be >= 0")
+
+    @property
+    def thresholds(self) -> dict[Step, Threshold]:
+        """The threshold of each interval step (1 to 4)."""
+        return {
+            Step.CHANCE_CORRECT: Threshold(">", self.min_kappa),
+            Step.SWAP_POSITIONS: Threshold("<", self.max_position_bias),
+            Step.REPLICATE: Threshold(">", self.min_test_retest),
+            Step.CROSS_VALIDATE: Threshold("<=", self.max_rank_shift),
+        }
+
+    @property
+    def paradox(self) -> str:
+        """The paradox event in words."""
+        return (
+            f"test_retest > {self.paradox_test_retest:g} and "
+            f"position_bias > {self.paradox_position_bias:g}"
+        )
+
+
+def interval_verdict(lo: float, hi: float, threshold: Threshold) -> StepVerdict:
+    """Return the verdict of an interval against a threshold.
+
+    Parameters
+    ----------
+    lo, hi : float
+        The interval (NaN: not measured).
+    threshold : Threshold
+        Its good side.
+
+    Returns
+    -------
+    StepVerdict
+        PASS if both ends are on the good side, FAIL if neither is, INCONCLUSIVE if
+        the interval straddles the threshold, NOT_MEASURED for a NaN interval.
+
+    Examples
+    --------
+    >>> interval_verdict(0.02, 0.06, Threshold("<", 0.10)).value
+    'PASS'
+    >>> interval_verdict(0.08, 0.13, Threshold("<", 0.10)).value
+    'INCONCLUSIVE'
+    """
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return StepVerdict.NOT_MEASURED
+    good = int(threshold.met(lo)) + int(threshold.met(hi))
+    return (StepVerdict.FAIL, StepVerdict.INCONCLUSIVE, StepVerdict.PASS)[good]
+
+
+def probability_verdict(p_bad: float, prob: float) -> StepVerdict:
+    """Return the verdict of an event's posterior probability (the paradox).
+
+    Parameters
+    ----------
+    p_bad : float
+        Posterior probability of the bad event (NaN: not measured).
+    prob : float
+        Interval probability; ``tail = (1 - prob) / 2``.
+
+    Returns
+    -------
+    StepVerdict
+        PASS if ``p_bad <= tail``, FAIL if ``p_bad >= 1 - tail``, else INCONCLUSIVE.
+
+    Examples
+    --------
+    >>> probability_verdict(0.99, 0.95).value
+    'FAIL'
+    """
+    if not np.isfinite(p_bad):
+        return StepVerdict.NOT_MEASURED
+    tail = (1 - prob) / 2
+    if p_bad <= tail:
+        return StepVerdict.PASS
+    if p_bad >= 1 - tail:
+        return StepVerdict.FAIL
+    return StepVerdict.INCONCLUSIVE
+
+
+def _eti(draws: np.ndarray, prob: float) -> tuple[float, float, float]:
+    """Median and equal-tailed interval of draws (NaNs dropped), as ``summarize`` does."""
+    x = np.asarray(draws, dtype=float).ravel()
+    x = x[np.isfinite(x)]
+    if not x.size:
+        return np.nan, np.nan, np.nan
+    lo, med, hi = np.quantile(x, [(1 - prob) / 2, 0.5, (1 + prob) / 2])
+    return float(med), float(lo), float(hi)
+
+
+_INTERVAL_WORDS = {
+    StepVerdict.PASS: "the {p} interval lies wholly on the good side ({t})",
+    StepVerdict.FAIL: "the {p} interval lies wholly on the bad side (good: {t})",
+    StepVerdict.INCONCLUSIVE: "the {p} interval straddles the threshold ({t})",
+}
+
+
+class _Posterior:
+    """Lookups into the posterior summary and draws for one check."""
+
+    def __init__(self, tree: xr.DataTree, config: MVVPConfig) -> None:
+        from judgestats.models import summarize
+
+        self.post = tree["posterior"].to_dataset()
+        self.config = config
+        names = [n for n in SUMMARY_QUANTITIES if n in self.post]
+        thresholds = {
+            "kappa": (">", config.min_kappa),
+            "position_bias": ("<", config.max_position_bias),
+            "test_retest": (">", config.min_test_retest),
+            "invalid_rate": ("<", 0.05),
+        }
+        with warnings.catch_warnings():
+            # Constant draws (a rank that never moves) make R-hat 0/0: NaN, not news.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            self.summary = summarize(tree, var_names=names, prob=config.prob, thresholds=thresholds)
+        self.rows: dict[tuple[str, str | None, str | None], dict[str, Any]] = {}
+        for rec in self.summary.to_dict(orient="records"):
+            where = _key(rec.get("benchmark")) or _key(rec.get("benchmark_pair"))
+            self.rows[(rec["variable"], _key(rec.get("judge")), where)] = rec
+
+    def row(self, name: str, judge: str | None, where: str | None) -> dict[str, Any] | None:
+        return self.rows.get((name, judge, where))
+
+    def estimate(
+        self, name: str, judge: str, where: str | None, label_where: str = ""
+    ) -> Estimate | None:
+        rec = self.row(name, judge, where)
+        if rec is None:
+            return None
+        return Estimate(
+            name,
+            label_where,
+            float(rec["median"]),
+            float(rec["lo"]),
+            float(rec["hi"]),
+            rec["threshold"],
+            float(rec["p_threshold"]),
+        )
+
+    def draws(self, name: str, **sel: str) -> np.ndarray:
+        return self.post[name].sel(sel).transpose(*_SAMPLE, ...).values
+
+
+def _key(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    return str(value)
+
+
+def _diagnostic_note(rec: dict[str, Any] | None) -> str:
+    if rec is None:
+        return ""
+    notes = []
+    if np.isfinite(rec["r_hat"]) and rec["r_hat"] > MAX_RHAT:
+        notes.append(f"R-hat {rec['r_hat']:.3f}")
+    if np.isfinite(rec["ess_bulk"]) and rec["ess_bulk"] < MIN_ESS and np.isfinite(rec["r_hat"]):
+        notes.append(f"bulk ESS {rec['ess_bulk']:.0f}")
+    return f" (diagnostics: {', '.join(notes)}; treat with care)" if notes else ""
+
+
+class _Checker:
+    """Builds the step results of one posterior and design."""
+
+    def __init__(self, tree: xr.DataTree, design: Design, config: MVVPConfig) -> None:
+        self.p = _Posterior(tree, config)
+        self.design = design
+        self.config = config
+        self.prob_text = f"{config.prob:.0%}"
+        n_items = tree["constant_data"]["n_items"]
+        self.judges = [str(j) for j in n_items["judge"].values]
+        self.benchmarks = [str(b) for b in n_items["benchmark"].values]
+        self.n_items = n_items.values
+
+    # -- helpers -------------------------------------------------------------------
+    def _interval_result(
+        self,
+        step: Step,
+        judge: str,
+        bench: str | None,
+        quantity: str,
+        related: Sequence[Estimate | None] = (),
+        not_measured: str = "",
+        rec: dict[str, Any] | None = None,
+    ) -> StepResult:
+        """Decide a step by the interval of ``quantity`` against the step's threshold."""
+        threshold = self.config.thresholds[step]
+        rec = rec if rec is not None else self.p.row(quantity, judge, bench)
+        est, lo, hi, p_met = (np.nan,) * 4
+        if rec is not None:
+            est, lo, hi, p_met = (float(rec[k]) for k in ("median", "lo", "hi", "p_threshold"))
+        if not_measured:
+            verdict, reason = StepVerdict.NOT_MEASURED, not_measured
+        else:
+            verdict = interval_verdict(lo, hi, threshold)
+            if verdict is StepVerdict.NOT_MEASURED:
+                reason = f"{quantity} is undefined for these data"
+            else:
+                reason = _INTERVAL_WORDS[verdict].format(p=self.prob_text, t=threshold)
+                reason += _diagnostic_note(rec)
+        return StepResult(
+            step,
+            judge,
+            bench,
+            quantity,
+            est,
+            lo,
+            hi,
+            self.config.prob,
+            str(threshold),
+            p_met,
+            verdict,
+            reason,
+            tuple(e for e in related if e is not None and np.isfinite(e.estimate)),
+        )
+
+    # -- the steps -----------------------------------------------------------------
+    def chance_correct(self, judge: str, bench: str) -> StepResult:
+        cell = self.design.cell(judge, bench)
+        related = [self.p.estimate(n, judge, bench) for n in ("alpha", "exact_match", "deflation")]
+        why = ""
+        if cell["labelled"] == 0:
+            why = f"no human or gold labels on {bench}: kappa needs labelled items"
+        elif not np.isfinite(self._value("kappa", judge, bench)):
+            why = "kappa is undefined: chance agreement is 1 (one category only)"
+        return self._interval_result(
+            Step.CHANCE_CORRECT, judge, bench, "kappa", related, not_measured=why
+        )
+
+    def swap_positions(self, judge: str, bench: str) -> StepResult:
+        cell = self.design.cell(judge, bench)
+        orders = self.design.orders
+        why = ""
+        if not self.design.swapped:
+            shown = ", ".join(orders)
+            why = (
+                f"the logs hold order(s) {shown} only: judge every item in both orders "
+                "AB and BA to measure position bias"
+                if "unknown" not in orders
+                else "the logs do not record which response was shown first ('unknown' "
+                "order): position bias needs swapped orders AB and BA"
+            )
+        elif cell["paired"] == 0:
+            why = f"no item of {bench} was judged in both orders AB and BA"
+        elif not np.isfinite(self._value("position_bias", judge, bench)):
+            why = "no decisive verdict in runs judged in both orders"
+        related = [self.p.estimate(n, judge, bench) for n in ("position_bias_signed", "flip_rate")]
+        return self._interval_result(
+            Step.SWAP_POSITIONS, judge, bench, "position_bias", related, not_measured=why
+        )
+
+    def replicate(self, judge: str, bench: str) -> StepResult:
+        runs = self.design.cell(judge, bench)["runs"]
+        why = ""
+        if runs < self.config.min_runs:
+            why = (
+                f"{runs} run{'s' if runs != 1 else ''} per item on {bench}: the protocol "
+                f"needs at least {self.config.min_runs} independent runs for test-retest"
+            )
+        elif not np.isfinite(self._value("test_retest", judge, bench)):
+            why = "test-retest is undefined: no (item, order) judged in two or more runs"
+        related = [self.p.estimate("self_consistency", judge, bench)]
+        return self._interval_result(
+            Step.REPLICATE, judge, bench, "test_retest", related, not_measured=why
+        )
+
+    def cross_validate(self, judge: str) -> StepResult:
+        cfg = self.config
+        benches = [
+            b
+            for b in self.benchmarks
+            if self.design.cell(judge, b)["labelled"] > 0
+            and np.isfinite(self._value("rank", judge, b))
+        ]
+        kinds = set().union(*(self.design.kinds(b) for b in benches)) if benches else set()
+        related: list[Estimate | None] = [
+            self.p.estimate("rank", judge, b, label_where=b) for b in benches
+        ]
+        why = ""
+        if len(benches) < cfg.min_benchmarks:
+            listed = ", ".join(benches) or "none"
+            why = (
+                f"kappa (hence a rank) on {len(benches)} labelled benchmark(s) ({listed}): "
+                f"the protocol needs at least {cfg.min_benchmarks}, spanning "
+                "preference-style and correctness-style labels"
+            )
+        elif not {PREFERENCE, CORRECTNESS} <= kinds:
+            missing = ({PREFERENCE, CORRECTNESS} - kinds).pop()
+            why = (
+                f"the judge's benchmarks ({', '.join(benches)}) all have "
+                f"{' and '.join(sorted(kinds)) or 'no'} labels: add a benchmark with "
+                f"{missing}-style labels"
+            )
+        rec = None
+        if not why:
+            pairs = self._pairs(benches)
+            related += [self.p.estimate("rank_shift", judge, p, label_where=p) for p in pairs]
+            shift = np.abs(self.p.draws("rank_shift", judge=judge, benchmark_pair=pairs))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN draws
+                largest = np.nanmax(shift, axis=-1)
+            med, lo, hi = _eti(largest, cfg.prob)
+            threshold = cfg.thresholds[Step.CROSS_VALIDATE]
+            rec = {
+                "median": med,
+                "lo": lo,
+                "hi": hi,
+                "p_threshold": float(np.mean(threshold.met(largest[np.isfinite(largest)]))),
+                "r_hat": np.nan,
+                "ess_bulk": np.nan,
+            }
+        result = self._interval_result(
+            Step.CROSS_VALIDATE,
+            judge,
+            None,
+            "max_abs_rank_shift",
+            related,
+            not_measured=why,
+            rec=rec,
+        )
+        n_judges = min(
+            (int((self.n_items[:, self.benchmarks.index(b)] > 0).sum()) for b in benches),
+            default=0,
+        )
+        if not why and n_judges - 1 <= cfg.max_rank_shift:
+            note = (
+                f"; with {n_judges} judges on a benchmark no rank can move more than "
+                f"{n_judges - 1} positions"
+            )
+            result = replace(result, reason=result.reason + note)
+        return result
+
+    def audit_paradox(self, judge: str, bench: str) -> StepResult:
+        cfg = self.config
+        tr_ok = np.isfinite(self._value("test_retest", judge, bench))
+        pb_ok = np.isfinite(self._value("position_bias", judge, bench))
+        t_tr, t_pb = f"> {cfg.paradox_test_retest:g}", f"> {cfg.paradox_position_bias:g}"
+        tr_rec = self.p.row("test_retest", judge, bench)
+        pb_rec = self.p.row("position_bias", judge, bench)
+        p_joint = p_tr = p_pb = np.nan
+        if tr_ok and pb_ok:
+            tr = self.p.draws("test_retest", judge=judge, benchmark=bench)
+            pb = self.p.draws("position_bias", judge=judge, benchmark=bench)
+            ok = np.isfinite(tr) & np.isfinite(pb)
+            high_tr = tr[ok] > cfg.paradox_test_retest
+            high_pb = pb[ok] > cfg.paradox_position_bias
+            p_tr, p_pb = float(high_tr.mean()), float(high_pb.mean())
+            p_joint = float((high_tr & high_pb).mean())
+        related = []
+        for name, rec, text, p in (
+            ("test_retest", tr_rec, t_tr, p_tr),
+            ("position_bias", pb_rec, t_pb, p_pb),
+        ):
+            if rec is not None:
+                related.append(Estimate(name, "", rec["median"], rec["lo"], rec["hi"], text, p))
+        tail = (1 - cfg.prob) / 2
+        verdict = probability_verdict(p_joint, cfg.prob)
+        if not tr_ok:
+            reason = "test-retest is not measured (replicate runs are needed) on " + bench
+        elif not pb_ok:
+            reason = "position bias is not measured (both orders AB and BA are needed) on " + bench
+        elif verdict is StepVerdict.FAIL:
+            reason = (
+                f"the paradox is credible: P({cfg.paradox}) = {p_joint:.3f} >= {1 - tail:g}; "
+                "the judge's stability hides a position bias, do not claim reliability"
+            )
+        elif verdict is StepVerdict.INCONCLUSIVE:
+            reason = (
+                f"P({cfg.paradox}) = {p_joint:.3f} lies between {tail:g} and {1 - tail:g}: "
+                f"P(test_retest {t_tr}) = {p_tr:.2f}, P(position_bias {t_pb}) = {p_pb:.2f}"
+            )
+        elif p_tr <= tail:
+            reason = (
+                f"test-retest is credibly at most {cfg.paradox_test_retest:g} "
+                f"(P(test_retest {t_tr}) = {p_tr:.3f}): the audit does not apply"
+            )
+        else:
+            reason = (
+                f"P(test_retest {t_tr}) = {p_tr:.2f}, but position bias is credibly at most "
+                f"{cfg.paradox_position_bias:g} there: P(paradox) = {p_joint:.3f} <= {tail:g}"
+            )
+        return StepResult(
+            Step.AUDIT_PARADOX,
+            judge,
+            bench,
+            "paradox",
+            p_joint,
+            np.nan,
+            np.nan,
+            cfg.prob,
+            f"not ({cfg.paradox})",
+            1 - p_joint,
+            verdict,
+            reason,
+            tuple(related),
+        )
+
+    # -- plumbing ------------------------------------------------------------------
+    def _value(self, name: str, judge: str, bench: str) -> float:
+        rec = self.p.row(name, judge, bench)
+        return np.nan if rec is None else float(rec["median"])
+
+    def _pairs(self, benches: Sequence[str]) -> list[str]:
+        """Names of the posterior's benchmark pairs among ``benches``."""
+        names = [str(x) for x in self.p.post["benchmark_pair"].values]
+        pairs = list(combinations(self.benchmarks, 2))
+        if len(pairs) != len(names):
+            raise ValueError("posterior benchmark_pair does not match its benchmarks")
+        return [n for n, (a, b) in zip(names, pairs, strict=True) if a in benches and b in benches]
+
+    def run(self) -> list[StepResult]:
+        out: list[StepResult] = []
+        for j, judge in enumerate(self.judges):
+            for b, bench in enumerate(self.benchmarks):
+                if self.n_items[j, b] == 0:
+                    continue
+                out += [
+                    self.chance_correct(judge, bench),
+                    self.swap_positions(judge, bench),
+                    self.replicate(judge, bench),
+                    self.audit_paradox(judge, bench),
+                ]
+            out.append(self.cross_validate(judge))
+        key = {s: i for i, s in enumerate(Step)}
+        bench_order = {b: i for i, b in enumerate(self.benchmarks)}
+        judge_order = {j: i for i, j in enumerate(self.judges)}
+        return sorted(
+            out,
+            key=lambda r: (
+                judge_order[r.judge],
+                bench_order.get(r.benchmark, -1) if r.benchmark else len(bench_order),
+                key[r.step],
+            ),
+        )
+
+
+def check(
+    tree: xr.DataTree,
+    data: xr.Dataset | Design,
+    config: MVVPConfig | None = None,
+    **thresholds: Any,
+) -> MVVPResult:
+    """Check the five MVVP steps for every judge (and benchmark) of a posterior.
+
+    Parameters
+    ----------
+    tree : xarray.DataTree
+        A posterior made by a judgestats model (:meth:`JudgeModel.fit`), or loaded
+        with :func:`judgestats.models.load_posterior`.
+    data : xarray.Dataset or Design
+        The Judgments dataset the posterior was fitted to (or its :class:`Design`):
+        it says how many runs, which orders and which labels the data hold, which a
+        posterior cannot tell.
+    config : MVVPConfig, optional
+        Thresholds and interval probability; defaults as in :class:`MVVPConfig`.
+    **thresholds
+        Fields of :class:`MVVPConfig` overriding ``config`` (``prob=0.9``,
+        ``min_kappa=0.4``, ...).
+
+    Returns
+    -------
+    MVVPResult
+        One :class:`StepResult` per step and judge (and benchmark for steps 1, 2, 3
+        and 5); the rules are in the module docs.
+
+    Examples
+    --------
+    >>> from judgestats.models import ExactModel
+    >>> from judgestats.simulate import simulate, small_cohort
+    >>> ds = simulate(small_cohort(), random_seed=0).dataset
+    >>> tree = ExactModel().fit(ds, random_seed=0)
+    >>> result = check(tree, ds, min_kappa=0.2)
+    >>> result.get(2, "Qwen 3 8B", "MT-Bench").verdict.value
+    'FAIL'
+    """
+    config = config or MVVPConfig()
+    if thresholds:
+        config = replace(config, **thresholds)
+    design = data if isinstance(data, Design) else Design.from_judgments(data)
+    judges = [str(j) for j in tree["constant_data"]["judge"].values]
+    missing = [j for j in judges if j not in design.judges]
+    if missing:
+        raise ValueError(
+            f"judges {missing[:5]} of the posterior are not in the data passed to check(): "
+            "pass the dataset the posterior was fitted to"
+        )
+    checker = _Checker(tree, design, config)
+    return MVVPResult(
+        results=tuple(checker.run()),
+        config=config,
+        design=design,
+        summary=checker.p.summary,
+        model=str(tree.attrs.get("model", "")),
+        warnings=tuple(json.loads(tree.attrs.get("warnings", "[]"))),
+    )

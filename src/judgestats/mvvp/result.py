@@ -1,0 +1,637 @@
+"""Typed results of the MVVP check: verdicts, steps, estimates, and their display.
+
+:class:`MVVPResult` holds one :class:`StepResult` per step and judge (and benchmark,
+for the per-benchmark steps). It has a plain-text table (``str``/``repr``), an
+HTML table for Jupyter (``_repr_html_``) and a tidy DataFrame (:meth:`to_frame`).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+from enum import IntEnum, StrEnum
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from judgestats.metrics.result import _plain
+
+if TYPE_CHECKING:
+    from judgestats.mvvp.check import MVVPConfig
+    from judgestats.mvvp.design import Design
+
+__all__ = [
+    "QUANTITY_LABELS",
+    "Estimate",
+    "MVVPResult",
+    "Step",
+    "StepResult",
+    "StepVerdict",
+    "Threshold",
+    "format_estimate",
+]
+
+
+class StepVerdict(StrEnum):
+    """The verdict of one MVVP step.
+
+    ``PASS``: the interval lies wholly on the good side of the threshold; ``FAIL``:
+    wholly on the bad side; ``INCONCLUSIVE``: it straddles the threshold;
+    ``NOT_MEASURED``: the data cannot support the step (the reason says why).
+    """
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    INCONCLUSIVE = "INCONCLUSIVE"
+    NOT_MEASURED = "NOT MEASURED"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def severity(self) -> int:
+        """0 PASS < 1 NOT MEASURED < 2 INCONCLUSIVE < 3 FAIL (used by CI gates)."""
+        return _SEVERITY[self]
+
+    @classmethod
+    def parse(cls, value: str | StepVerdict) -> StepVerdict:
+        """Return the member for a value or name (``"not-measured"`` also works).
+
+        Parameters
+        ----------
+        value : str or StepVerdict
+
+        Returns
+        -------
+        StepVerdict
+        """
+        if isinstance(value, StepVerdict):
+            return value
+        key = str(value).strip().upper().replace("-", " ").replace("_", " ")
+        for member in cls:
+            if member.value == key:
+                return member
+        raise ValueError(f"unknown verdict {value!r}; expected one of {[m.value for m in cls]}")
+
+
+_SEVERITY = {
+    StepVerdict.PASS: 0,
+    StepVerdict.NOT_MEASURED: 1,
+    StepVerdict.INCONCLUSIVE: 2,
+    StepVerdict.FAIL: 3,
+}
+
+
+class Step(IntEnum):
+    """The five steps of the Minimum Viable Validation Protocol (seed 002, §5.3)."""
+
+    CHANCE_CORRECT = 1
+    SWAP_POSITIONS = 2
+    REPLICATE = 3
+    CROSS_VALIDATE = 4
+    AUDIT_PARADOX = 5
+
+    @property
+    def title(self) -> str:
+        """Short name of the step, as the protocol words it."""
+        return _TITLES[self]
+
+    @property
+    def per_benchmark(self) -> bool:
+        """Whether the step is checked per benchmark (all but cross-validation)."""
+        return self is not Step.CROSS_VALIDATE
+
+
+_TITLES = {
+    Step.CHANCE_CORRECT: "chance-correct",
+    Step.SWAP_POSITIONS: "swap positions",
+    Step.REPLICATE: "replicate",
+    Step.CROSS_VALIDATE: "cross-validate",
+    Step.AUDIT_PARADOX: "audit the paradox",
+}
+
+#: Display names of the quantities.
+QUANTITY_LABELS: dict[str, str] = {
+    "kappa": "kappa",
+    "alpha": "alpha",
+    "exact_match": "exact match",
+    "deflation": "deflation",
+    "position_bias": "position bias",
+    "position_bias_signed": "P(first) - 0.5",
+    "flip_rate": "flip rate",
+    "test_retest": "test-retest",
+    "self_consistency": "self-consistency",
+    "invalid_rate": "invalid rate",
+    "rank": "rank",
+    "rank_shift": "rank shift",
+    "max_abs_rank_shift": "largest |rank shift|",
+    "paradox": "P(paradox)",
+    "top_k_all": "P(top-k everywhere)",
+}
+
+#: Quantities that are whole numbers per draw (formatted without decimals).
+INTEGER_QUANTITIES = frozenset({"rank", "rank_shift", "max_abs_rank_shift"})
+#: Quantities that are 0/1 per draw: their value is a probability, without interval.
+PROBABILITY_QUANTITIES = frozenset({"paradox", "top_k_all"})
+
+_OPS = {
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+}
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The good side of a step's quantity: ``quantity <op> value``.
+
+    Attributes
+    ----------
+    op : {"<", "<=", ">", ">="}
+    value : float
+    """
+
+    op: str
+    value: float
+
+    def __post_init__(self) -> None:
+        if self.op not in _OPS:
+            raise ValueError(f"threshold op {self.op!r}; use one of {sorted(_OPS)}")
+        if not math.isfinite(self.value):
+            raise ValueError(f"threshold value {self.value!r} must be finite")
+
+    def met(self, x: Any) -> np.ndarray:
+        """Return whether ``x`` is on the good side (elementwise; NaN gives False)."""
+        with np.errstate(invalid="ignore"):
+            return _OPS[self.op](np.asarray(x, dtype=float), self.value)
+
+    def __str__(self) -> str:
+        return f"{self.op} {self.value:g}"
+
+
+def _is_nan(x: float) -> bool:
+    return x is None or not math.isfinite(x)
+
+
+def _num(x: float, quantity: str, digits: int) -> str:
+    if quantity in INTEGER_QUANTITIES:
+        x = round(float(x), 1)  # quantiles of whole numbers: 2.9999... is 3
+        text = f"{x:.0f}" if x.is_integer() else f"{x:.1f}"
+    else:
+        text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
+
+
+def format_estimate(quantity: str, value: float, lo: float, hi: float, digits: int = 2) -> str:
+    """Format a value and its interval as papers quote them: ``0.51 [0.47, 0.55]``.
+
+    Parameters
+    ----------
+    quantity : str
+        Name of the quantity; ranks and rank shifts are whole numbers (``5 [3, 8]``).
+    value, lo, hi : float
+        The estimate and its interval (NaN bounds give the value alone).
+    digits : int, default 2
+        Decimals of continuous quantities.
+
+    Returns
+    -------
+    str
+        ``"n/a"`` when the value is undefined.
+
+    Examples
+    --------
+    >>> format_estimate("kappa", 0.512, 0.468, 0.553)
+    '0.51 [0.47, 0.55]'
+    >>> format_estimate("rank", 5.0, 3.0, 8.0)
+    '5 [3, 8]'
+    """
+    if _is_nan(value):
+        return "n/a"
+    text = _num(value, quantity, digits)
+    if _is_nan(lo) or _is_nan(hi):
+        return text
+    return f"{text} [{_num(lo, quantity, digits)}, {_num(hi, quantity, digits)}]"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A quantity reported beside a step's decision (kappa's alpha, a rank shift, ...).
+
+    Attributes
+    ----------
+    quantity : str
+        Posterior variable (or derived quantity) name.
+    where : str
+        The benchmark or benchmark pair it refers to, when not the step's own.
+    estimate : float
+        Posterior median (a probability for 0/1 quantities).
+    lo, hi : float
+        Equal-tailed interval (NaN where none applies).
+    threshold : str
+        The threshold ``P(...)`` refers to (``""`` if none).
+    p_threshold : float
+        Posterior probability that the quantity is on the threshold's side.
+    """
+
+    quantity: str
+    where: str
+    estimate: float
+    lo: float
+    hi: float
+    threshold: str = ""
+    p_threshold: float = math.nan
+
+    def __str__(self) -> str:
+        label = QUANTITY_LABELS.get(self.quantity, self.quantity)
+        where = f" ({self.where})" if self.where else ""
+        text = f"{label}{where} {format_estimate(self.quantity, self.estimate, self.lo, self.hi)}"
+        if self.threshold and not _is_nan(self.p_threshold):
+            text += f", P({self.threshold}) = {self.p_threshold:.2f}"
+        return text
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """The verdict of one MVVP step for one judge (and benchmark).
+
+    Attributes
+    ----------
+    step : Step
+    judge : str
+    benchmark : str or None
+        ``None`` for the per-judge step (cross-validation).
+    quantity : str
+        The quantity the verdict is about (``kappa``, ``position_bias``,
+        ``test_retest``, ``max_abs_rank_shift``, ``paradox``).
+    estimate : float
+        Posterior median (for ``paradox``: the probability of the paradox).
+    lo, hi : float
+        Equal-tailed interval of probability ``prob`` (NaN for a probability).
+    prob : float
+        Interval probability.
+    threshold : str
+        The good side, e.g. ``"< 0.1"``.
+    p_threshold_met : float
+        Posterior probability that the threshold is met.
+    verdict : StepVerdict
+    reason : str
+        Why, in words.
+    related : tuple of Estimate
+        Quantities reported beside it (alpha, exact match and deflation beside
+        kappa; ranks and rank shifts beside the largest shift; ...).
+    """
+
+    step: Step
+    judge: str
+    benchmark: str | None
+    quantity: str
+    estimate: float
+    lo: float
+    hi: float
+    prob: float
+    threshold: str
+    p_threshold_met: float
+    verdict: StepVerdict
+    reason: str
+    related: tuple[Estimate, ...] = ()
+
+    @property
+    def formatted(self) -> str:
+        """The estimate and interval, formatted (``0.51 [0.47, 0.55]``)."""
+        if self.quantity in PROBABILITY_QUANTITIES and not _is_nan(self.estimate):
+            return f"{self.estimate:.2f}"
+        return format_estimate(self.quantity, self.estimate, self.lo, self.hi)
+
+    def describe(self) -> str:
+        """Return one line: where, the verdict, the estimate and the reason."""
+        where = self.judge if self.benchmark is None else f"{self.judge} / {self.benchmark}"
+        label = QUANTITY_LABELS.get(self.quantity, self.quantity)
+        return (
+            f"{self.verdict.value:<12}  step {int(self.step)} ({self.step.title}), {where}: "
+            f"{label} {self.formatted}; {self.reason}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the fields as a flat dict (``related`` as formatted text)."""
+        return {
+            "step": int(self.step),
+            "step_name": self.step.title,
+            "judge": self.judge,
+            "benchmark": self.benchmark,
+            "quantity": self.quantity,
+            "estimate": self.estimate,
+            "lo": self.lo,
+            "hi": self.hi,
+            "prob": self.prob,
+            "threshold": self.threshold,
+            "p_threshold_met": self.p_threshold_met,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "related": "; ".join(str(e) for e in self.related),
+        }
+
+
+_CSS = """
+<style>
+.js-mvvp{border-collapse:collapse;font:13px/1.35 system-ui,sans-serif}
+.js-mvvp th,.js-mvvp td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;
+vertical-align:top}
+.js-mvvp th{background:#f6f8fa}
+.js-mvvp .v{display:inline-block;min-width:7.5em;padding:1px 6px;border-radius:4px;
+font-weight:600;font-size:12px}
+.js-mvvp .PASS{background:#dafbe1;color:#116329}
+.js-mvvp .FAIL{background:#ffebe9;color:#a40e26}
+.js-mvvp .INCONCLUSIVE{background:#fff8c5;color:#7d4e00}
+.js-mvvp .NOT_MEASURED{background:#eaeef2;color:#57606a}
+.js-mvvp .est{color:#24292f;font-size:12px;white-space:nowrap}
+</style>
+"""
+
+
+def _verdict_cell(r: StepResult | None, rowspan: int = 1) -> str:
+    span = f' rowspan="{rowspan}"' if rowspan > 1 else ""
+    if r is None:
+        return f"<td{span}></td>"
+    label = QUANTITY_LABELS.get(r.quantity, r.quantity)
+    title = html.escape(r.reason, quote=True)
+    return (
+        f'<td{span} title="{title}"><span class="v {r.verdict.name}">{r.verdict.value}</span>'
+        f'<br><span class="est">{html.escape(label)} {html.escape(r.formatted)}</span></td>'
+    )
+
+
+@dataclass(frozen=True)
+class MVVPResult:
+    """Verdicts of the five MVVP steps for every judge (and benchmark).
+
+    Attributes
+    ----------
+    results : tuple of StepResult
+        Grouped by judge; within a judge, by benchmark and step.
+    config : MVVPConfig
+        Thresholds and interval probability used.
+    design : Design
+        What the data could support.
+    summary : pandas.DataFrame
+        The posterior summary (:func:`judgestats.models.summarize`) the verdicts
+        were read from.
+    model : str
+        Name of the model that made the posterior.
+    warnings : tuple of str
+        Failed sampler diagnostics of the posterior: a report shows them.
+    """
+
+    results: tuple[StepResult, ...]
+    config: MVVPConfig
+    design: Design = field(repr=False, compare=False)
+    summary: pd.DataFrame = field(repr=False, compare=False)
+    model: str = ""
+    warnings: tuple[str, ...] = ()
+
+    # -- access ------------------------------------------------------------------
+    @property
+    def judges(self) -> list[str]:
+        """Judges with at least one result, in order."""
+        return list(dict.fromkeys(r.judge for r in self.results))
+
+    @property
+    def benchmarks(self) -> list[str]:
+        """Benchmarks with at least one result, in order."""
+        return list(dict.fromkeys(r.benchmark for r in self.results if r.benchmark is not None))
+
+    def select(
+        self,
+        step: Step | int | None = None,
+        judge: str | None = None,
+        benchmark: str | None = None,
+        verdict: StepVerdict | str | None = None,
+    ) -> list[StepResult]:
+        """Return the results matching every given criterion.
+
+        Parameters
+        ----------
+        step : Step or int, optional
+        judge, benchmark : str, optional
+        verdict : StepVerdict or str, optional
+
+        Returns
+        -------
+        list of StepResult
+        """
+        v = None if verdict is None else StepVerdict.parse(verdict)
+        return [
+            r
+            for r in self.results
+            if (step is None or r.step == step)
+            and (judge is None or r.judge == judge)
+            and (benchmark is None or r.benchmark == benchmark)
+            and (v is None or r.verdict is v)
+        ]
+
+    def get(self, step: Step | int, judge: str, benchmark: str | None = None) -> StepResult:
+        """Return the result of one step, judge and benchmark.
+
+        Raises
+        ------
+        KeyError
+            If there is none (the judge did not judge the benchmark).
+        """
+        step = Step(step)
+        bench = benchmark if step.per_benchmark else None
+        for r in self.results:
+            if r.step is step and r.judge == judge and r.benchmark == bench:
+                return r
+        raise KeyError(f"no result for step {int(step)}, judge {judge!r}, benchmark {bench!r}")
+
+    def counts(self) -> dict[StepVerdict, int]:
+        """Return how many results have each verdict."""
+        return {v: sum(r.verdict is v for r in self.results) for v in StepVerdict}
+
+    def worst(self, judge: str | None = None) -> StepVerdict:
+        """Return the most severe verdict (of one judge, or of all).
+
+        Severity: FAIL > INCONCLUSIVE > NOT MEASURED > PASS.
+        """
+        rows = self.select(judge=judge)
+        if not rows:
+            return StepVerdict.NOT_MEASURED
+        return max((r.verdict for r in rows), key=lambda v: v.severity)
+
+    # -- tables ------------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per step result.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``step``, ``step_name``, ``judge``, ``benchmark``, ``quantity``,
+            ``estimate``, ``lo``, ``hi``, ``prob``, ``threshold``,
+            ``p_threshold_met``, ``verdict``, ``reason``, ``related``.
+        """
+        return pd.DataFrame([r.to_dict() for r in self.results], columns=_FRAME_COLUMNS)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """Return :meth:`to_frame` as JSON-ready dicts (NaN as ``None``)."""
+        return [{k: _plain(v) for k, v in r.to_dict().items()} for r in self.results]
+
+    def table(self) -> pd.DataFrame:
+        """Return the verdicts as a judge × benchmark by step table of strings."""
+        rows = []
+        for judge, bench in self._rows():
+            row = {"judge": judge, "benchmark": bench}
+            for step in Step:
+                r = self._find(step, judge, bench)
+                row[f"{int(step)} {step.title}"] = "" if r is None else r.verdict.value
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return list(
+            dict.fromkeys((r.judge, r.benchmark) for r in self.results if r.benchmark is not None)
+        )
+
+    def _find(self, step: Step, judge: str, bench: str | None) -> StepResult | None:
+        try:
+            return self.get(step, judge, bench)
+        except KeyError:
+            return None
+
+    # -- display -----------------------------------------------------------------
+    def format(self, details: bool = True, max_warnings: int | None = None) -> str:
+        """Return the plain-text verdict table, and the non-passing results in words.
+
+        Parameters
+        ----------
+        details : bool, default True
+            Add one line per result that is not PASS, with its estimate and reason.
+        max_warnings : int, optional
+            List at most this many failed diagnostics (all by default).
+
+        Returns
+        -------
+        str
+        """
+        rows = self._rows()
+        head = [
+            "judge",
+            "benchmark",
+            *(f"{int(s)} {_SHORT[s]}" for s in Step),
+        ]
+        body = []
+        last = None
+        for judge, bench in rows:
+            cells = [judge if judge != last else "", bench]
+            for step in Step:
+                r = self._find(step, judge, bench)
+                shown = r is not None and (step.per_benchmark or judge != last)
+                cells.append(r.verdict.value if shown else "")
+            body.append(cells)
+            last = judge
+        for judge in self.judges:  # judges only measurable per judge (no benchmark row)
+            if judge not in {j for j, _ in rows}:
+                r = self._find(Step.CROSS_VALIDATE, judge, None)
+                body.append([judge, "", "", "", "", r.verdict.value if r else "", ""])
+        widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
+        lines = [
+            f"MVVP verdicts ({self.config.prob:.0%} intervals, {self.model or 'unknown'} model)",
+            "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip(),
+        ]
+        lines += [
+            "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in body
+        ]
+        counts = self.counts()
+        lines.append(", ".join(f"{n} {v.value}" for v, n in counts.items()))
+        if details:
+            order = sorted(
+                (r for r in self.results if r.verdict is not StepVerdict.PASS),
+                key=lambda r: -r.verdict.severity,
+            )
+            lines += [r.describe() for r in order]
+        if self.warnings:
+            shown = self.warnings[:max_warnings] if max_warnings is not None else self.warnings
+            lines.append(f"sampler diagnostics failed ({len(self.warnings)}):")
+            lines += [f"  {w}" for w in shown]
+            if len(shown) < len(self.warnings):
+                lines.append(f"  ... and {len(self.warnings) - len(shown)} more (see index.html)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.format(details=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"<MVVPResult: {len(self.judges)} judges, {len(self.benchmarks)} benchmarks>\n"
+            + self.format(details=False)
+        )
+
+    def to_html(self) -> str:
+        """Return the verdict table as an HTML fragment (with its own CSS).
+
+        Each cell holds the verdict and the estimate; hovering shows the reason.
+        """
+        rows = self._rows()
+        per_judge: dict[str, int] = {}
+        for judge, _ in rows:
+            per_judge[judge] = per_judge.get(judge, 0) + 1
+        head = "".join(f"<th>{int(s)}. {html.escape(s.title)}</th>" for s in Step)
+        out = [_CSS, f'<table class="js-mvvp"><thead><tr><th>judge</th><th>benchmark</th>{head}']
+        out.append("</tr></thead><tbody>")
+        seen: set[str] = set()
+        for judge, bench in rows:
+            cells = []
+            if judge not in seen:
+                cells.append(f'<td rowspan="{per_judge[judge]}">{html.escape(judge)}</td>')
+            cells.append(f"<td>{html.escape(bench)}</td>")
+            for step in Step:
+                if step.per_benchmark:
+                    cells.append(_verdict_cell(self._find(step, judge, bench)))
+                elif judge not in seen:
+                    r = self._find(step, judge, None)
+                    cells.append(_verdict_cell(r, per_judge[judge]))
+            seen.add(judge)
+            out.append("<tr>" + "".join(cells) + "</tr>")
+        out.append("</tbody></table>")
+        prob = f"{self.config.prob:.0%}"
+        counts = ", ".join(f"{n} {v.value}" for v, n in self.counts().items())
+        out.append(
+            f"<p class='js-mvvp-note'>{prob} equal-tailed intervals, "
+            f"{html.escape(self.model or 'unknown')} model: {counts}. "
+            "Hover a cell for the reason.</p>"
+        )
+        if self.warnings:
+            items = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
+            out.append(f"<p><strong>Sampler diagnostics failed:</strong></p><ul>{items}</ul>")
+        return "\n".join(out)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
+_SHORT = {
+    Step.CHANCE_CORRECT: "chance",
+    Step.SWAP_POSITIONS: "swap",
+    Step.REPLICATE: "replicate",
+    Step.CROSS_VALIDATE: "cross-val",
+    Step.AUDIT_PARADOX: "paradox",
+}
+
+_FRAME_COLUMNS = [
+    "step",
+    "step_name",
+    "judge",
+    "benchmark",
+    "quantity",
+    "estimate",
+    "lo",
+    "hi",
+    "prob",
+    "threshold",
+    "p_threshold_met",
+    "verdict",
+    "reason",
+    "related",
+]

@@ -1,0 +1,268 @@
+"""The self-contained HTML report: one file, no network, images embedded as PNG data URIs."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping
+from dataclasses import asdict
+from datetime import UTC, datetime
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from judgestats.accounting import ImportReport
+from judgestats.models.summary import MAX_RHAT, MIN_ESS
+from judgestats.mvvp import MVVPResult, StepVerdict, format_estimate
+from judgestats.mvvp.result import PROBABILITY_QUANTITIES, QUANTITY_LABELS
+
+__all__ = ["diagnostics_table", "render_html"]
+
+_PAGE_CSS = """
+body{font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#24292f;
+margin:0 auto;max-width:1400px;padding:16px 28px}
+h1{font-size:24px;margin-bottom:4px}h2{font-size:19px;border-bottom:1px solid #d0d7de;
+padding-bottom:4px;margin-top:32px}
+.meta{color:#57606a}
+.warn{background:#fff8c5;border:1px solid #d4a72c;border-radius:6px;padding:8px 14px}
+.ok{background:#dafbe1;border:1px solid #4ac26b;border-radius:6px;padding:8px 14px}
+table.grid{border-collapse:collapse;font-size:12.5px}
+table.grid th,table.grid td{border:1px solid #d0d7de;padding:3px 7px;text-align:left}
+table.grid th{background:#f6f8fa}
+figure{margin:18px 0}figure img{max-width:100%;border:1px solid #eaeef2}
+figcaption{color:#57606a;font-size:13px;max-width:1000px}
+pre{background:#f6f8fa;padding:10px;overflow-x:auto;font-size:12px}
+details summary{cursor:pointer;font-weight:600}
+"""
+
+
+def _grid(frame: pd.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
+        for row in frame.itertuples(index=False)
+    )
+    return f'<table class="grid"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return "" if not np.isfinite(value) else f"{value:.3g}"
+    return str(value)
+
+
+def diagnostics_table(result: MVVPResult) -> pd.DataFrame:
+    """Return the worst R-hat and smallest ESS of every summarised quantity.
+
+    Parameters
+    ----------
+    result : MVVPResult
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``quantity``, ``max R-hat``, ``min bulk ESS``, ``min tail ESS``,
+        ``status`` (``ok`` or what failed, against R-hat <= 1.01 and bulk ESS >= 400).
+    """
+    rows = []
+    for name, g in result.summary.groupby("variable", sort=False):
+        rhat, ess_b, ess_t = (
+            float(g[c].max() if c == "r_hat" else g[c].min())
+            for c in ("r_hat", "ess_bulk", "ess_tail")
+        )
+        problems = []
+        if np.isfinite(rhat) and rhat > MAX_RHAT:
+            problems.append(f"R-hat > {MAX_RHAT}")
+        if np.isfinite(ess_b) and ess_b < MIN_ESS:
+            problems.append(f"ESS < {MIN_ESS}")
+        rows.append(
+            {
+                "quantity": name,
+                "max R-hat": rhat,
+                "min bulk ESS": ess_b,
+                "min tail ESS": ess_t,
+                "status": ", ".join(problems) or "ok",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _details(result: MVVPResult) -> str:
+    rows = [
+        {
+            "verdict": r.verdict.value,
+            "step": f"{int(r.step)}. {r.step.title}",
+            "judge": r.judge,
+            "benchmark": r.benchmark or "(all)",
+            "quantity": QUANTITY_LABELS.get(r.quantity, r.quantity),
+            "estimate": r.formatted,
+            "threshold": r.threshold,
+            "P(met)": r.p_threshold_met,
+            "reason": r.reason,
+            "also reported": "; ".join(str(e) for e in r.related),
+        }
+        for r in sorted(result.results, key=lambda r: -r.verdict.severity)
+    ]
+    return _grid(pd.DataFrame(rows))
+
+
+def _estimates(table: pd.DataFrame) -> str:
+    shown = table.copy()
+    shown["estimate"] = [
+        f"{v:.3f}"
+        if q in PROBABILITY_QUANTITIES and np.isfinite(v)
+        else format_estimate(q, v, lo, hi, digits=3)
+        for q, v, lo, hi in zip(
+            shown["quantity"], shown["value"], shown["lo"], shown["hi"], strict=True
+        )
+    ]
+    cols = ["judge", "benchmark", "benchmark_pair", "quantity", "estimate", "threshold"]
+    cols += ["p_threshold", "verdict", "r_hat", "ess_bulk"]
+    return _grid(shown[cols])
+
+
+_CAPTIONS = {
+    "agreement": "Step 1. Cohen's kappa (circles, coloured by verdict) beside tie-excluded "
+    "exact match (squares), per judge and benchmark; bars are {p} intervals. The gap "
+    "between them is what chance alone explains. Dashed: the minimum kappa.",
+    "position_bias": "Step 2. Position bias |P(first) − 0.5| over runs judged in both "
+    "orders, against the threshold (dashed; the shaded side fails).",
+    "paradox": "Step 5. Test-retest against position bias for every judge and benchmark, "
+    "with {p} intervals. The shaded quadrant is the consistency-bias paradox: a judge "
+    "there is reproducible and biased at once.",
+    "ranks": "Step 4. Left: each judge's rank per benchmark (by kappa), median and {p} "
+    "interval. Right: rank shifts between benchmarks; dotted lines mark the limit.",
+}
+
+
+def render_html(
+    result: MVVPResult,
+    table: pd.DataFrame,
+    figures: Mapping[str, str],
+    *,
+    tree: xr.DataTree | None = None,
+    import_report: ImportReport | None = None,
+    data_summary: str = "",
+    title: str = "judgestats report",
+) -> str:
+    """Return the report as one self-contained HTML page.
+
+    Parameters
+    ----------
+    result : MVVPResult
+        The verdicts.
+    table : pandas.DataFrame
+        The summary records (:func:`judgestats.report.tables.summary_table`).
+    figures : mapping of str to str
+        Figure name (``agreement``, ``position_bias``, ``paradox``, ``ranks``) to an
+        image URI (``data:image/png;base64,...``).
+    tree : xarray.DataTree, optional
+        The posterior, for its sampler statistics (divergences) and attrs.
+    import_report : ImportReport, optional
+        The import accounting, shown at the end.
+    data_summary : str, optional
+        One line describing the data.
+    title : str, default "judgestats report"
+
+    Returns
+    -------
+    str
+    """
+    p = f"{result.config.prob:.0%}"
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    version = html.escape(str(tree.attrs.get("judgestats_version", ""))) if tree else ""
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title><style>{_PAGE_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p class="meta">{html.escape(data_summary)}<br>{html.escape(result.model)} model, '
+        f"{p} equal-tailed intervals; generated {now} by judgestats {version}</p>",
+    ]
+    if result.warnings:
+        items = "".join(f"<li>{html.escape(w)}</li>" for w in result.warnings)
+        parts.append(
+            '<div class="warn"><strong>Sampler diagnostics failed</strong>: the intervals '
+            f"below may be unreliable; refit with more draws.<ul>{items}</ul></div>"
+        )
+    parts += [
+        "<h2>MVVP verdicts</h2>",
+        "<p>PASS: the interval lies wholly on the good side of the threshold; FAIL: wholly "
+        "on the bad side; INCONCLUSIVE: it straddles the threshold; NOT MEASURED: the data "
+        "cannot support the step (see the reason). Step 5 reads the probability of the "
+        "paradox the same way.</p>",
+        result.to_html(),
+        "<h3>Thresholds</h3>",
+        _grid(pd.DataFrame([{"setting": k, "value": v} for k, v in asdict(result.config).items()])),
+        "<h2>Plots</h2>",
+    ]
+    for name, uri in figures.items():
+        caption = _CAPTIONS.get(name, name).format(p=p)
+        parts.append(
+            f'<figure id="fig-{html.escape(name)}"><img alt="{html.escape(name)}" '
+            f'src="{uri}"><figcaption>{html.escape(caption)}</figcaption></figure>'
+        )
+    if not figures:
+        parts.append("<p>Nothing to plot.</p>")
+    parts += [
+        "<h2>Every verdict, with its reason</h2>",
+        _details(result),
+        "<h2>Diagnostics</h2>",
+        _diagnostics_html(result, tree),
+        "<h2>All estimates</h2>",
+        f"<details><summary>{len(table)} records (also in summary.csv and summary.json)"
+        f"</summary>{_estimates(table)}</details>",
+    ]
+    if import_report is not None:
+        parts += [
+            "<h2>Import accounting</h2>",
+            f"<pre>{html.escape(import_report.format())}</pre>",
+        ]
+    if tree is not None:
+        attrs = {k: tree.attrs.get(k) for k in ("model", "config", "derived_config")}
+        parts.append(
+            "<details><summary>Model settings</summary>"
+            f"<pre>{html.escape(json.dumps(attrs, indent=1, default=str))}</pre></details>"
+        )
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _diagnostics_html(result: MVVPResult, tree: xr.DataTree | None) -> str:
+    out = []
+    if result.warnings:
+        items = "".join(f"<li>{html.escape(w)}</li>" for w in result.warnings)
+        out.append(f'<div class="warn"><strong>Failed diagnostics</strong><ul>{items}</ul></div>')
+    else:
+        out.append(
+            f'<p class="ok">Every reported quantity has R-hat <= {MAX_RHAT} and bulk ESS >= '
+            f"{MIN_ESS}{' and no divergent transition' if _has_sampler(tree) else ''}.</p>"
+        )
+    if _has_sampler(tree):
+        n_div = int(tree["sample_stats"]["diverging"].sum())
+        out.append(f"<p>Divergent transitions: {n_div}.</p>")
+    elif result.model == "exact":
+        out.append(
+            "<p>The exact tier draws independently (no MCMC): R-hat and ESS only check "
+            "that enough draws were taken.</p>"
+        )
+    out.append(_grid(diagnostics_table(result)))
+    counts = result.counts()
+    if counts[StepVerdict.NOT_MEASURED]:
+        out.append(
+            f"<p>{counts[StepVerdict.NOT_MEASURED]} step(s) could not be measured with "
+            "these data; their reasons are listed above.</p>"
+        )
+    return "\n".join(out)
+
+
+def _has_sampler(tree: xr.DataTree | None) -> bool:
+    return (
+        tree is not None
+        and "sample_stats" in tree.children
+        and "diverging" in tree["sample_stats"].data_vars
+    )

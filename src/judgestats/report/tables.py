@@ -1,0 +1,360 @@
+"""Tables of the report: the summary records (CSV/JSON) and booktabs LaTeX tables.
+
+The summary has one record per judge, benchmark (or benchmark pair) and quantity,
+read from the posterior summary the MVVP check used (so the numbers are those of
+:func:`judgestats.models.summarize` with the same interval probability):
+
+* ``value``: the posterior median, the centre of the equal-tailed interval; for the
+  0/1 quantities ``paradox`` and ``top_k_all`` it is the posterior probability
+  (the mean) and there is no interval;
+* ``lo``/``hi``: the equal-tailed interval of probability ``prob``;
+* ``threshold``/``p_threshold``: the threshold of the quantity and the posterior
+  probability that it is met;
+* ``step``/``verdict``/``reason``: for the quantity a step decides on (kappa,
+  position bias, test-retest, the largest rank shift, the paradox), that step's
+  verdict; empty for quantities only reported.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgestats.metrics.result import _plain
+from judgestats.mvvp import MVVPResult, Step, format_estimate
+from judgestats.mvvp.result import PROBABILITY_QUANTITIES, QUANTITY_LABELS
+
+__all__ = [
+    "RECORD_COLUMNS",
+    "latex_escape",
+    "latex_tables",
+    "summary_json",
+    "summary_table",
+    "write_summary",
+]
+
+#: Columns of :func:`summary_table`, in order.
+RECORD_COLUMNS: tuple[str, ...] = (
+    "judge",
+    "benchmark",
+    "benchmark_pair",
+    "quantity",
+    "value",
+    "lo",
+    "hi",
+    "prob",
+    "mean",
+    "sd",
+    "threshold",
+    "p_threshold",
+    "step",
+    "verdict",
+    "reason",
+    "r_hat",
+    "ess_bulk",
+    "ess_tail",
+)
+
+
+def _text(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return str(value)
+
+
+def _judged(result: MVVPResult, judge: str | None, bench: str | None) -> bool:
+    return judge is None or bench is None or result.design.cell(judge, bench)["n_items"] > 0
+
+
+def summary_table(result: MVVPResult) -> pd.DataFrame:
+    """Return the summary records of an MVVP result (see the module docs).
+
+    Parameters
+    ----------
+    result : MVVPResult
+        From :func:`judgestats.mvvp.check`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`RECORD_COLUMNS`; one row per judge, benchmark (or pair) and
+        quantity, left out where the judge did not judge the benchmark.
+    """
+    steps = {(r.quantity, r.judge, r.benchmark): r for r in result.results}
+    rows: list[dict[str, Any]] = []
+    seen = set()
+    for rec in result.summary.to_dict(orient="records"):
+        name = rec["variable"]
+        judge, bench = _text(rec.get("judge")), _text(rec.get("benchmark"))
+        pair = _text(rec.get("benchmark_pair"))
+        if not _judged(result, judge, bench):
+            continue  # the judge did not judge the benchmark
+        if name == "rank_shift" and not np.isfinite(rec["median"]):
+            continue  # the judge lacks one of the two benchmarks
+        probability = name in PROBABILITY_QUANTITIES
+        row = {
+            "judge": judge,
+            "benchmark": bench,
+            "benchmark_pair": pair,
+            "quantity": name,
+            "value": rec["mean"] if probability else rec["median"],
+            "lo": np.nan if probability else rec["lo"],
+            "hi": np.nan if probability else rec["hi"],
+            "prob": rec["prob"],
+            "mean": rec["mean"],
+            "sd": rec["sd"],
+            "threshold": rec["threshold"],
+            "p_threshold": rec["p_threshold"],
+            "step": None,
+            "verdict": None,
+            "reason": None,
+            "r_hat": rec["r_hat"],
+            "ess_bulk": rec["ess_bulk"],
+            "ess_tail": rec["ess_tail"],
+        }
+        step = steps.get((name, judge, bench))
+        if step is not None:
+            seen.add(id(step))
+            row.update(_step_fields(step))
+        rows.append(row)
+    for step in result.results:  # steps on quantities that are not posterior variables
+        if id(step) not in seen:
+            rows.append(
+                {
+                    "judge": step.judge,
+                    "benchmark": step.benchmark,
+                    "benchmark_pair": None,
+                    "quantity": step.quantity,
+                    "value": step.estimate,
+                    "lo": step.lo,
+                    "hi": step.hi,
+                    "prob": step.prob,
+                    "mean": np.nan,
+                    "sd": np.nan,
+                    "r_hat": np.nan,
+                    "ess_bulk": np.nan,
+                    "ess_tail": np.nan,
+                    **_step_fields(step),
+                }
+            )
+    frame = pd.DataFrame(rows, columns=list(RECORD_COLUMNS))
+    frame["step"] = frame["step"].astype("Int64")
+    return frame
+
+
+def _step_fields(step) -> dict[str, Any]:
+    return {
+        "step": int(step.step),
+        "verdict": step.verdict.value,
+        "reason": step.reason,
+        "threshold": step.threshold,
+        "p_threshold": step.p_threshold_met,
+        "value": step.estimate,
+        "lo": step.lo,
+        "hi": step.hi,
+    }
+
+
+def summary_json(result: MVVPResult, table: pd.DataFrame | None = None) -> dict[str, Any]:
+    """Return the JSON document written to ``summary.json``.
+
+    Parameters
+    ----------
+    result : MVVPResult
+    table : pandas.DataFrame, optional
+        :func:`summary_table` of ``result`` (computed when omitted).
+
+    Returns
+    -------
+    dict
+        ``model``, ``prob``, ``config`` (the MVVP thresholds), ``warnings`` (failed
+        sampler diagnostics) and ``records`` (the rows, NaN as ``null``).
+    """
+    from dataclasses import asdict
+
+    table = summary_table(result) if table is None else table
+    records = [{k: _plain(v) for k, v in rec.items()} for rec in table.to_dict(orient="records")]
+    return {
+        "model": result.model,
+        "prob": result.config.prob,
+        "config": asdict(result.config),
+        "warnings": list(result.warnings),
+        "verdict_counts": {v.value: n for v, n in result.counts().items()},
+        "records": records,
+    }
+
+
+def write_summary(result: MVVPResult, folder: Path) -> tuple[Path, Path]:
+    """Write ``summary.csv`` and ``summary.json`` into ``folder``.
+
+    Parameters
+    ----------
+    result : MVVPResult
+    folder : Path
+
+    Returns
+    -------
+    tuple of Path
+        The CSV and JSON files.
+    """
+    table = summary_table(result)
+    csv_path, json_path = folder / "summary.csv", folder / "summary.json"
+    table.to_csv(csv_path, index=False)
+    json_path.write_text(json.dumps(summary_json(result, table), indent=1) + "\n")
+    return csv_path, json_path
+
+
+# --------------------------------------------------------------------------- LaTeX
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    r"""Escape LaTeX's special characters in plain text (judge and benchmark names).
+
+    Examples
+    --------
+    >>> print(latex_escape("LLMEval^2 & gpt_4 50%"))
+    LLMEval\textasciicircum{}2 \& gpt\_4 50\%
+    """
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
+
+
+def _tabular(caption: str, label: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    cols = "l" * len(header)
+    lines = [
+        r"\begin{table}[ht]",
+        r"\centering",
+        r"\small",
+        rf"\caption{{{caption}}}",
+        rf"\label{{{label}}}",
+        rf"\begin{{tabular}}{{{cols}}}",
+        r"\toprule",
+        " & ".join(header) + r" \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(r) + r" \\" for r in rows]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+    return "\n".join(lines)
+
+
+def _cell(table: pd.DataFrame, quantity: str, judge: str, bench: str) -> str:
+    sel = table[
+        (table["quantity"] == quantity) & (table["judge"] == judge) & (table["benchmark"] == bench)
+    ]
+    if sel.empty:
+        return "---"
+    r = sel.iloc[0]
+    text = format_estimate(quantity, r["value"], r["lo"], r["hi"])
+    return "---" if text == "n/a" else text
+
+
+_METRIC_COLUMNS = ("kappa", "exact_match", "deflation", "position_bias", "test_retest")
+
+
+def latex_tables(result: MVVPResult, table: pd.DataFrame | None = None) -> str:
+    r"""Return booktabs tables for papers: metrics, ranks and MVVP verdicts.
+
+    Values are posterior medians with equal-tailed intervals, ``0.51 [0.47, 0.55]``
+    (ranks ``5 [3, 8]``); ``---`` where a quantity is not measured. Judge and
+    benchmark names are escaped. The document needs ``\usepackage{booktabs}``.
+
+    Parameters
+    ----------
+    result : MVVPResult
+    table : pandas.DataFrame, optional
+        :func:`summary_table` of ``result``.
+
+    Returns
+    -------
+    str
+    """
+    table = summary_table(result) if table is None else table
+    pct = f"{result.config.prob:.0%}".replace("%", r"\%")
+    cells = [
+        (j, b)
+        for j in result.judges
+        for b in result.benchmarks
+        if result.design.cell(j, b)["n_items"] > 0
+    ]
+    header = [
+        "Judge",
+        "Benchmark",
+        *(QUANTITY_LABELS[q].capitalize() for q in _METRIC_COLUMNS),
+    ]
+    header[2] = r"$\kappa$"
+    rows = [
+        [latex_escape(j), latex_escape(b), *(_cell(table, q, j, b) for q in _METRIC_COLUMNS)]
+        for j, b in cells
+    ]
+    parts = [
+        "% judgestats report tables; requires \\usepackage{booktabs}",
+        _tabular(
+            f"Validation metrics per judge and benchmark: posterior median [{pct} "
+            f"equal-tailed interval], {latex_escape(result.model)} model.",
+            "tab:judgestats-metrics",
+            header,
+            rows,
+        ),
+    ]
+    ranked = [
+        b
+        for b in result.benchmarks
+        if (
+            (table["quantity"] == "rank") & (table["benchmark"] == b) & table["value"].notna()
+        ).any()
+    ]
+    if ranked:
+        rows = [
+            [latex_escape(j), *(_cell(table, "rank", j, b) for b in ranked)]
+            for j in result.judges
+            if any(_cell(table, "rank", j, b) != "---" for b in ranked)
+        ]
+        parts.append(
+            _tabular(
+                f"Rank of each judge per benchmark (1 = highest kappa): posterior median "
+                f"[{pct} interval].",
+                "tab:judgestats-ranks",
+                ["Judge", *(latex_escape(b) for b in ranked)],
+                rows,
+            )
+        )
+    verdict_rows = []
+    for j, b in cells:
+        row = [latex_escape(j), latex_escape(b)]
+        for step in Step:
+            bench = b if step.per_benchmark else None
+            found = (
+                result.select(step=step, judge=j, benchmark=bench)
+                if bench
+                else [r for r in result.select(step=step, judge=j) if r.benchmark is None]
+            )
+            row.append(found[0].verdict.value if found else "---")
+        verdict_rows.append(row)
+    parts.append(
+        _tabular(
+            f"MVVP verdicts ({pct} intervals): PASS, FAIL, INCONCLUSIVE or NOT MEASURED. "
+            "Step 4 is per judge.",
+            "tab:judgestats-mvvp",
+            ["Judge", "Benchmark", *(f"{int(s)}. {s.title}" for s in Step)],
+            verdict_rows,
+        )
+    )
+    return "\n".join(parts)

@@ -1,0 +1,141 @@
+"""Exact tier: agreement with closed form, pairing, calibration, configs."""
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from judgestats.metrics import bootstrap_replicates, compute_metrics
+from judgestats.models import DerivedConfig, ExactConfig, ExactModel, summarize
+from judgestats.simulate import (
+    BenchmarkSpec,
+    CohortConfig,
+    JudgeParams,
+    simulate,
+)
+
+METRICS = ["kappa", "exact_match", "p_first", "test_retest", "flip_rate", "invalid_rate"]
+
+
+def test_posterior_mean_agrees_with_closed_form(small, exact_tree):
+    point = compute_metrics(small.dataset, METRICS, interval="none")
+    post = exact_tree["posterior"]
+    for m in METRICS:
+        est = point.value.sel(metric=m).transpose("judge", "benchmark")
+        mean = post[m].mean(("chain", "draw")).transpose("judge", "benchmark")
+        sd = post[m].std(("chain", "draw")).transpose("judge", "benchmark")
+        # the Bayesian bootstrap is centred on the sample estimate: within 0.2 sd
+        assert np.all(np.abs(mean.values - est.sel(judge=mean.judge).values) < 0.2 * sd.values), m
+
+
+def test_sd_matches_item_bootstrap_not_judgment_level(small, exact_tree):
+    reps = bootstrap_replicates(small.dataset, ["kappa"], n_resamples=1000, random_seed=5)
+    boot_sd = reps.sel(metric="kappa").std("resample").transpose("judge", "benchmark")
+    post_sd = exact_tree["posterior"]["kappa"].std(("chain", "draw"))
+    post_sd = post_sd.transpose("judge", "benchmark").sel(judge=boot_sd.judge)
+    ratio = post_sd.values / boot_sd.values
+    assert np.all((ratio > 0.85) & (ratio < 1.15)), ratio
+    fce = compute_metrics(small.dataset, ["kappa"], interval="fce")
+    fce_sd = fce.data["se"].sel(metric="kappa").transpose("judge", "benchmark")
+    # the FCE SE treats the six judgments of an item as independent: clearly too small
+    assert np.all(post_sd.values > 1.3 * fce_sd.sel(judge=post_sd.judge).values)
+
+
+def test_judges_on_the_same_items_stay_paired(small):
+    ds = small.dataset
+    twin = ds["verdict"].isel(judge=[0]).assign_coords(judge=["twin"])
+    both = ds.drop_dims("judge").assign(verdict=xr.concat([ds["verdict"], twin], "judge"))
+    tree = ExactModel(ExactConfig(draws=200)).fit(both, random_seed=2)
+    k = tree["posterior"]["kappa"]
+    first = str(ds.judge.values[0])
+    np.testing.assert_array_equal(k.sel(judge=first).values, k.sel(judge="twin").values)
+
+
+def test_same_seed_same_draws(small):
+    a = ExactModel(ExactConfig(draws=50)).fit(small.dataset, random_seed=9)
+    b = ExactModel(ExactConfig(draws=50)).fit(small.dataset, random_seed=9)
+    np.testing.assert_array_equal(a["posterior"]["kappa"].values, b["posterior"]["kappa"].values)
+
+
+def test_dirichlet_method_agrees_with_bootstrap(small, exact_tree):
+    tree = ExactModel(ExactConfig(method="dirichlet", draws=1000)).fit(small.dataset, 4)
+    for m in ("kappa", "test_retest", "p_first"):
+        a = exact_tree["posterior"][m].mean(("chain", "draw"))
+        b = tree["posterior"][m].mean(("chain", "draw"))
+        sd = exact_tree["posterior"][m].std(("chain", "draw"))
+        # same data, a prior of one pseudo-item per label and no pairing: within 1 sd
+        assert np.all(np.abs(a - b) < sd), m
+
+
+def test_ranks_and_rank_shifts_are_consistent(exact_tree):
+    post = exact_tree["posterior"]
+    rank = post["rank"]
+    n = rank.sizes["judge"]
+    # ranks within a benchmark are a permutation of 1..n in every draw
+    np.testing.assert_array_equal(
+        np.sort(rank.isel(benchmark=0).values, axis=-1)[0, 0], np.arange(1, n + 1)
+    )
+    pair = str(post["benchmark_pair"].values[0])
+    b1, b2 = pair.split(" -> ")
+    np.testing.assert_array_equal(
+        post["rank_shift"].sel(benchmark_pair=pair).values,
+        (rank.sel(benchmark=b2) - rank.sel(benchmark=b1)).values,
+    )
+    assert set(np.unique(post["top_k_all"].values)) <= {0.0, 1.0}
+    assert float(post["max_rank_shift"].min()) >= 0
+
+
+def test_paradox_probability_finds_the_paradox_judge(small, exact_tree):
+    p = exact_tree["posterior"]["paradox"].mean(("chain", "draw"))
+    truth = (small.truth["test_retest"] > 0.95) & (small.truth["position_bias"] > 0.10)
+    assert bool(truth.sel(judge="Qwen 3 8B", benchmark="MT-Bench"))
+    assert float(p.sel(judge="Qwen 3 8B", benchmark="MT-Bench")) > 0.95
+    assert float(p.sel(judge="Gemini 3.1 Pro", benchmark="MT-Bench")) < 0.05
+
+
+def test_summary_columns_and_thresholds(exact_tree):
+    s = summarize(exact_tree, var_names=["position_bias", "max_rank_shift"], prob=0.9)
+    assert {"mean", "median", "lo", "hi", "p_threshold", "r_hat", "ess_bulk", "ess_tail"} <= set(
+        s.columns
+    )
+    pb = s[s.variable == "position_bias"]
+    draws = exact_tree["posterior"]["position_bias"]
+    row = pb.iloc[0]
+    d = draws.sel(judge=row.judge, benchmark=row.benchmark).values.ravel()
+    assert row.p_threshold == pytest.approx(np.mean(d < 0.10))
+    assert row.lo == pytest.approx(np.quantile(d, 0.05))
+    assert (s.variable == "max_rank_shift").sum() == 1
+    with pytest.raises(ValueError, match="no posterior quantity"):
+        summarize(exact_tree, var_names=["nonsense"])
+
+
+def test_config_errors_quote_the_value():
+    with pytest.raises(ValueError, match="'magic'"):
+        ExactConfig(method="magic")
+    with pytest.raises(ValueError, match="'nonsense'"):
+        DerivedConfig(rank_by="nonsense")
+
+
+def test_calibration_of_90_percent_intervals():
+    """Coverage of 90% intervals over 200 replicates with known truth: within 85-95%."""
+    spec = BenchmarkSpec("bench", 200, "preference", runs=2)
+    judges = {
+        "steady": {"bench": JudgeParams(agreement=0.85, position=0.05, stability=0.95)},
+        "biased": {"bench": JudgeParams(agreement=0.7, position=0.25, stability=0.9)},
+    }
+    cfg = CohortConfig.from_judges(judges, (spec,))
+    model = ExactModel(ExactConfig(draws=400, chains=1))
+    hits = []
+    truth = None
+    for rep in range(200):
+        res = simulate(cfg, random_seed=1000 + rep)
+        truth = res.truth if truth is None else truth
+        s = summarize(model.fit(res.dataset, random_seed=rep), var_names=METRICS[:5], prob=0.9)
+        t = np.array(
+            [
+                float(truth[v].sel(judge=j, benchmark=b))
+                for v, j, b in zip(s.variable, s.judge, s.benchmark, strict=True)
+            ]
+        )
+        hits.append((s.lo.values <= t) & (t <= s.hi.values))
+    coverage = np.mean(hits)
+    assert 0.85 <= coverage <= 0.95, coverage

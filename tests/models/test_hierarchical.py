@@ -1,0 +1,141 @@
+"""Hierarchical tier: structure, agreement with closed form, edge cases, save/load."""
+
+import numpy as np
+import pytest
+
+from judgestats.metrics import bootstrap_replicates, compute_metrics
+from judgestats.models import (
+    HierarchicalConfig,
+    HierarchicalModel,
+    diagnose,
+    load,
+    summarize,
+)
+from judgestats.simulate import (
+    CohortConfig,
+    JudgeParams,
+    chosen_rejected_benchmark,
+    correctness_benchmark,
+    preference_benchmark,
+    simulate,
+    single_judge,
+)
+
+QUANTITIES = [
+    "exact_match",
+    "kappa",
+    "alpha",
+    "deflation",
+    "p_first",
+    "position_bias",
+    "flip_rate",
+    "self_consistency",
+    "test_retest",
+    "two_trial_accuracy",
+    "invalid_rate",
+]
+TINY = HierarchicalConfig(draws=200, tune=200)
+
+
+def test_posterior_holds_every_quantity(hier_model):
+    tree = hier_model.result
+    post = tree["posterior"]
+    for name in [*QUANTITIES, "rank", "paradox"]:
+        assert post[name].dims == ("chain", "draw", "judge", "benchmark"), name
+    assert post["rank_shift"].dims == ("chain", "draw", "judge", "benchmark_pair")
+    assert post["kendall_tau"].dims == ("chain", "draw", "benchmark_pair")
+    assert post["n_paradox"].dims == ("chain", "draw", "benchmark")
+    assert post["top_k_all"].dims == ("chain", "draw", "judge")
+    assert "diverging" in tree["sample_stats"]
+    assert tree.attrs["model"] == "hierarchical"
+
+
+def test_sampler_is_healthy_on_the_small_cohort(hier_model):
+    tree = hier_model.result
+    assert int(tree["sample_stats"]["diverging"].sum()) == 0
+    s = summarize(tree, var_names=["kappa", "test_retest", "position_bias"])
+    assert s.r_hat.max() <= 1.01
+    assert diagnose(tree) == []
+
+
+def test_large_sample_means_and_sds_agree_with_closed_form(small, hier_model):
+    tree = hier_model.result
+    point = compute_metrics(small.dataset, ["kappa", "exact_match", "test_retest"], interval="none")
+    reps = bootstrap_replicates(small.dataset, ["kappa"], n_resamples=1000, random_seed=1)
+    post = tree["posterior"]
+    close = []
+    for m in ("kappa", "exact_match", "test_retest"):
+        mean = post[m].mean(("chain", "draw")).transpose("judge", "benchmark")
+        sd = post[m].std(("chain", "draw")).transpose("judge", "benchmark")
+        est = point.value.sel(metric=m).transpose("judge", "benchmark").sel(judge=mean.judge)
+        close.append((np.abs(mean - est) < 2 * sd).values.ravel())
+    # partial pooling moves extreme judges a little: 90% of cells within 2 sd
+    assert np.mean(np.concatenate(close)) >= 0.9
+    boot = reps.sel(metric="kappa").std("resample").transpose("judge", "benchmark")
+    sd = post["kappa"].std(("chain", "draw")).transpose("judge", "benchmark")
+    ratio = (sd / boot.sel(judge=sd.judge)).values
+    assert 0.7 < np.median(ratio) < 1.2, ratio
+    fce = compute_metrics(small.dataset, ["kappa"], interval="fce").data["se"]
+    fce = fce.sel(metric="kappa").transpose("judge", "benchmark").sel(judge=sd.judge)
+    assert np.all(sd.values > 1.3 * fce.values)
+
+
+def test_save_and_load_round_trip(tmp_path, hier_model):
+    path = hier_model.save(tmp_path / "posterior.nc")
+    again = load(path)
+    assert type(again) is HierarchicalModel
+    assert again.config == hier_model.config
+    assert again.derived == hier_model.derived
+    np.testing.assert_array_equal(
+        again.result["posterior"]["kappa"].values, hier_model.result["posterior"]["kappa"].values
+    )
+    a = again.summary(var_names=["kappa", "rank_shift"])
+    b = hier_model.summary(var_names=["kappa", "rank_shift"])
+    np.testing.assert_allclose(a["mean"].to_numpy(), b["mean"].to_numpy())
+    assert list(a["judge"]) == list(b["judge"])
+
+
+@pytest.fixture(scope="module")
+def edge_fit():
+    """One run; one randomised order; no tie labels with sparse ties; a missing judge."""
+    benchmarks = (
+        preference_benchmark("pref-sparse-ties", 200, ties="sparse"),
+        correctness_benchmark("corr-one-run", 150, runs=1),
+        chosen_rejected_benchmark("one-order", 150),
+    )
+    params = {
+        "a": JudgeParams(agreement=0.85, position=0.05, stability=0.95),
+        "b": JudgeParams(agreement=0.7, position=0.2, stability=0.9),
+        "c": JudgeParams(agreement=0.9, stability=0.99, invalid_rate=0.01),
+    }
+    cfg = CohortConfig.from_judges(
+        {j: {b.name: p for b in benchmarks} for j, p in params.items()}, benchmarks
+    ).drop("c", "one-order")
+    res = simulate(cfg, random_seed=11)
+    return res, HierarchicalModel(TINY).fit(res.dataset, random_seed=2)
+
+
+def test_edge_cases_fit_and_say_what_is_not_estimable(edge_fit):
+    _, tree = edge_fit
+    post = tree["posterior"]
+    assert np.isnan(post["test_retest"].sel(benchmark="corr-one-run")).all()
+    assert np.isfinite(post["kappa"].sel(benchmark="corr-one-run")).all()
+    assert np.isnan(post["position_bias"].sel(benchmark="one-order")).all()
+    assert np.isnan(post["kappa"].sel(judge="c", benchmark="one-order")).all()
+    assert np.isnan(post["rank"].sel(judge="c", benchmark="one-order")).all()
+    assert np.isfinite(post["kappa"].sel(judge=["a", "b"], benchmark="one-order")).all()
+    assert np.isfinite(post["test_retest"].sel(benchmark="pref-sparse-ties")).all()
+    assert int(tree["sample_stats"]["diverging"].sum()) == 0
+
+
+def test_a_single_judge_fits():
+    cfg = single_judge(JudgeParams(agreement=0.8), correctness_benchmark("only", 120))
+    res = simulate(cfg, random_seed=4)
+    tree = HierarchicalModel(TINY).fit(res.dataset, random_seed=1)
+    rank = tree["posterior"]["rank"].values
+    assert np.all(rank == 1)
+    assert "rank_shift" not in tree["posterior"]
+    k = tree["posterior"]["kappa"].sel(judge="judge", benchmark="only")
+    assert abs(
+        float(k.mean()) - float(res.truth["kappa"].sel(judge="judge", benchmark="only"))
+    ) < 4 * float(k.std())

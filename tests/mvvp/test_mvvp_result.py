@@ -1,0 +1,69 @@
+"""The result object: access, tables, text and HTML representations."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from judgestats.mvvp import Step, StepVerdict, format_estimate
+
+
+def test_repr_and_str_are_tables(cohort):
+    _, _, result = cohort
+    text = repr(result)
+    assert text.startswith("<MVVPResult: 6 judges, 2 benchmarks>")
+    assert "1 chance" in text and "5 paradox" in text
+    assert "paradox     Pref       PASS          FAIL" in str(result)
+    detailed = result.format()
+    assert "FAIL          step 5 (audit the paradox), paradox / Pref" in detailed
+
+
+def test_html_repr(cohort):
+    _, _, result = cohort
+    page = result._repr_html_()
+    assert page.count("<tr>") == 1 + 12  # header + judge x benchmark rows
+    assert 'class="v FAIL"' in page and 'class="v INCONCLUSIVE"' in page
+    assert "title=" in page  # reasons on hover
+
+
+def test_frame_and_records(cohort):
+    _, _, result = cohort
+    frame = result.to_frame()
+    assert len(frame) == 6 * (4 * 2 + 1)
+    assert set(frame["verdict"]) <= {v.value for v in StepVerdict}
+    assert frame.loc[frame.step == 4, "benchmark"].isna().all()
+    records = result.to_records()
+    json.dumps(records)  # JSON-ready: NaN became None
+    assert records[0]["step_name"] == "chance-correct"
+    table = result.table()
+    assert list(table.columns[:2]) == ["judge", "benchmark"]
+    assert len(table) == 12
+
+
+def test_access(cohort):
+    _, _, result = cohort
+    assert result.get(Step.CROSS_VALIDATE, "flipper").benchmark is None
+    with pytest.raises(KeyError, match="nobody"):
+        result.get(1, "nobody", "Pref")
+    assert result.worst("paradox") is StepVerdict.FAIL
+    assert result.worst("steady") is StepVerdict.PASS
+    assert len(result.select(verdict="inconclusive")) == result.counts()[StepVerdict.INCONCLUSIVE]
+    assert StepVerdict.parse("not-measured") is StepVerdict.NOT_MEASURED
+    with pytest.raises(ValueError, match="'maybe'"):
+        StepVerdict.parse("maybe")
+
+
+@pytest.mark.parametrize(
+    ("quantity", "args", "text"),
+    [
+        ("kappa", (0.512, 0.468, 0.553), "0.51 [0.47, 0.55]"),
+        ("rank", (5.0, 3.0, 8.0), "5 [3, 8]"),
+        ("rank", (2.5, 1.0, 4.0), "2.5 [1, 4]"),
+        ("kappa", (-0.001, -0.04, 0.03), "0.00 [-0.04, 0.03]"),
+        ("kappa", (float("nan"), 0.0, 1.0), "n/a"),
+        ("test_retest", (0.9, float("nan"), float("nan")), "0.90"),
+    ],
+)
+def test_format_estimate(quantity, args, text):
+    assert format_estimate(quantity, *args) == text
