@@ -11,6 +11,7 @@ from judgestats.models import (
     load,
     summarize,
 )
+from judgestats.models.summary import REPORTED
 from judgestats.simulate import (
     CohortConfig,
     JudgeParams,
@@ -21,19 +22,7 @@ from judgestats.simulate import (
     single_judge,
 )
 
-QUANTITIES = [
-    "exact_match",
-    "kappa",
-    "alpha",
-    "deflation",
-    "p_first",
-    "position_bias",
-    "flip_rate",
-    "self_consistency",
-    "test_retest",
-    "two_trial_accuracy",
-    "invalid_rate",
-]
+QUANTITIES = list(REPORTED)
 TINY = HierarchicalConfig(draws=200, tune=200)
 
 

@@ -10,7 +10,7 @@ import xarray as xr
 from judgestats.accounting import ImportReport
 from judgestats.io import load, read_logs
 
-__all__ = ["DEMO_DATA", "add_input_options", "load_input"]
+__all__ = ["DEMO_DATA", "add_fit_options", "add_input_options", "check_fit_options", "load_input"]
 
 #: The bundled demo logs (present in a source checkout).
 DEMO_DATA = Path(__file__).resolve().parents[3] / "data" / "demo"
@@ -36,6 +36,24 @@ def add_input_options(parser: argparse.ArgumentParser, *, nargs: str = "+") -> N
         "--verdict-pattern",
         help="named pattern or regular expression for verdicts in raw judge text",
     )
+
+
+def add_fit_options(parser: argparse.ArgumentParser) -> None:
+    """Add the options that choose and configure the model tier (``fit``, ``report``)."""
+    fit = parser.add_argument_group("fitting")
+    fit.add_argument("--fast", action="store_true", help="exact tier: no MCMC, seconds")
+    fit.add_argument("--draws", type=int, help="draws per chain (default: 1000)")
+    fit.add_argument("--tune", type=int, help="tuning steps per chain, hierarchical tier")
+    fit.add_argument("--chains", type=int, help="chains (default: 2)")
+    fit.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+
+
+def check_fit_options(args: argparse.Namespace) -> None:
+    """Exit with a clear message when a sampler setting is not a positive count."""
+    for name in ("draws", "tune", "chains"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise SystemExit(f"judgestats: error: --{name} {value}: must be at least 1")
 
 
 def _is_dataset(path: Path) -> bool:

@@ -11,7 +11,13 @@ import argparse
 import sys
 import time
 
-from judgestats.cli._common import DEMO_DATA, add_input_options, load_input
+from judgestats.cli._common import (
+    DEMO_DATA,
+    add_fit_options,
+    add_input_options,
+    check_fit_options,
+    load_input,
+)
 from judgestats.mvvp import MVVPConfig, StepVerdict
 from judgestats.schema import Verdict
 
@@ -61,12 +67,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="output folder (default: ./judgestats-report)",
     )
-    fit = p.add_argument_group("fitting")
-    fit.add_argument("--fast", action="store_true", help="exact tier: no MCMC, seconds")
-    fit.add_argument("--draws", type=int, help="draws per chain (default: 1000)")
-    fit.add_argument("--tune", type=int, help="tuning steps per chain, hierarchical tier")
-    fit.add_argument("--chains", type=int, help="chains (default: 2)")
-    fit.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    add_fit_options(p)
     rules = p.add_argument_group("MVVP thresholds")
     d = MVVPConfig()
     rules.add_argument("--prob", type=float, default=d.prob, help="interval probability")
@@ -114,10 +115,7 @@ def run(args: argparse.Namespace) -> int:
     from judgestats.report.terminal import Progress, terminal_summary
 
     config = _config(args)
-    for name in ("draws", "tune", "chains"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise SystemExit(f"judgestats: error: --{name} {value}: must be at least 1")
+    check_fit_options(args)
     progress = Progress(sys.stderr)
     where = " ".join(args.paths) if args.paths else f"the bundled demo logs ({DEMO_DATA})"
     with progress.stage(f"reading {where}"):

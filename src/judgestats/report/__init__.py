@@ -34,6 +34,7 @@ import numpy as np
 import xarray as xr
 
 from judgestats.accounting import ImportReport
+from judgestats.models.derived import DerivedConfig
 from judgestats.mvvp import MVVPConfig, MVVPResult, check
 from judgestats.report.html import render_html
 from judgestats.report.plots import (
@@ -104,6 +105,7 @@ def fit_posterior(
     tune: int | None = None,
     chains: int | None = None,
     random_seed: int | None = 0,
+    derived: DerivedConfig | None = None,
 ) -> xr.DataTree:
     """Fit the report's model: hierarchical by default, the exact tier if ``fast``.
 
@@ -116,6 +118,8 @@ def fit_posterior(
     draws, tune, chains : int, optional
         Override the tier's defaults (``tune`` applies to the hierarchical tier).
     random_seed : int, optional, default 0
+    derived : DerivedConfig, optional
+        Ranking metric, ``k`` of top-k and paradox thresholds.
 
     Returns
     -------
@@ -132,7 +136,7 @@ def fit_posterior(
     config = replace(config, **{k: v for k, v in overrides.items() if v is not None})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        tree = model_cls(config).fit(ds, random_seed=random_seed)
+        tree = model_cls(config, derived).fit(ds, random_seed=random_seed)
     failed = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
     for w in caught:
         if w not in failed:
