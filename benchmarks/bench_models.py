@@ -48,8 +48,15 @@ def per_judgment_fit(ds, draws, tune, seed):
             "theta", a=pm.math.exp(log_kappa) * mu[None] + 1e-3, shape=(nj, nb, 4, no, 4)
         )
         pm.Categorical("y", p=theta[j, bench[i], lab, o], observed=y)
-        pm.sample(draws=draws, tune=tune, chains=2, cores=2, random_seed=seed,
-                  progressbar=False, compute_convergence_checks=False)
+        pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=2,
+            cores=2,
+            random_seed=seed,
+            progressbar=False,
+            compute_convergence_checks=False,
+        )
 
 
 def main():
@@ -66,16 +73,22 @@ def main():
         print(f"full seed-002 cohort: {n:,} judgments")
         t, _ = timed("tally", lambda: tally(full))
         timed("exact tier (2 x 1000 draws)", lambda: ExactModel().fit(t, random_seed=1))
-        timed(f"hierarchical tier incl. compile (2 x {args.draws})",
-              lambda: HierarchicalModel(cfg).fit(t, random_seed=1))
+        timed(
+            f"hierarchical tier incl. compile (2 x {args.draws})",
+            lambda: HierarchicalModel(cfg).fit(t, random_seed=1),
+        )
 
     sub = simulate(seed002_cohort(), random_seed=2, scale=args.scale).dataset
     n = int((sub["verdict"].values >= 0).sum())
     print(f"comparison subset (scale {args.scale}): {n:,} judgments")
-    _, ours = timed("judgestats hierarchical, tally + fit incl. compile",
-                    lambda: HierarchicalModel(cfg).fit(tally(sub), random_seed=1))
-    _, naive = timed("per-judgment Categorical model incl. compile",
-                     lambda: per_judgment_fit(sub, args.draws, args.draws, 1))
+    _, ours = timed(
+        "judgestats hierarchical, tally + fit incl. compile",
+        lambda: HierarchicalModel(cfg).fit(tally(sub), random_seed=1),
+    )
+    _, naive = timed(
+        "per-judgment Categorical model incl. compile",
+        lambda: per_judgment_fit(sub, args.draws, args.draws, 1),
+    )
     print(f"ratio per-judgment / judgestats: {naive / ours:.1f}x")
 
 

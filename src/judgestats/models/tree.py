@@ -52,12 +52,16 @@ class PatternTree:
         with one child is a certain step and has no entry).
     n_nodes : int
         Nodes with two or more children.
+    node_path : ndarray of float, shape (n_nodes, E)
+        1 for each entry on the path from the root to a node: the log-probability of
+        reaching a node is ``node_path @ log(entry probabilities)``.
     """
 
     entry_node: np.ndarray
     entry_level: np.ndarray
     leaf_entries: np.ndarray
     n_nodes: int
+    node_path: np.ndarray
 
     @property
     def n_entries(self) -> int:
@@ -171,15 +175,20 @@ def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) ->
             entry_node.append(n_nodes)
             entry_level.append(level_of[parent])
         n_nodes += 1
-    paths = []
-    for i in range(k):
-        node, edges = ("leaf", i), []
+    def path(node: tuple) -> list[int]:
+        edges = []
         while node in parent_of:
             parent = parent_of[node]
             if (parent, node) in entry_of:
                 edges.append(entry_of[(parent, node)])
             node = parent
-        paths.append(edges)
+        return edges
+
+    paths = [path(("leaf", i)) for i in range(k)]
+    node_keys = [p for p, kids in children.items() if len(kids) >= 2]
+    node_path = np.zeros((len(node_keys), len(entry_node)))
+    for n, key in enumerate(node_keys):
+        node_path[n, path(key)] = 1.0
     depth = max((len(p) for p in paths), default=0)
     leaf_entries = np.full((k, max(depth, 1)), -1, dtype=np.int64)
     for i, edges in enumerate(paths):
@@ -189,4 +198,5 @@ def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) ->
         np.asarray(entry_level, dtype=np.int64),
         leaf_entries,
         n_nodes,
+        node_path,
     )
