@@ -175,6 +175,7 @@ def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) ->
             entry_node.append(n_nodes)
             entry_level.append(level_of[parent])
         n_nodes += 1
+
     def path(node: tuple) -> list[int]:
         edges = []
         while node in parent_of:

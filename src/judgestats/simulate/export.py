@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from judgestats.io.formats.table import TABLE_FIELDS
 from judgestats.schema import Verdict
 from judgestats.simulate.presets import DEMO_SEED, demo_cohort
 from judgestats.simulate.simulator import simulate
@@ -22,22 +23,9 @@ from judgestats.tally import consensus_label
 
 __all__ = ["DEMO_FILES", "TABLE_COLUMNS", "judgments_table", "write_demo_logs"]
 
-#: Columns of the long table, in order.
-TABLE_COLUMNS: tuple[str, ...] = (
-    "judge",
-    "item",
-    "verdict",
-    "order",
-    "run",
-    "benchmark",
-    "category",
-    "label_kind",
-    "human",
-    "length_a",
-    "length_b",
-    "model_a",
-    "model_b",
-)
+#: Columns of the long table, in order (the generic importer's layout; no rater:
+#: the demo logs carry one human label per item).
+TABLE_COLUMNS: tuple[str, ...] = tuple(f for f in TABLE_FIELDS if f != "rater")
 
 #: Benchmark of the demo cohort → file it is written to (one format each).
 DEMO_FILES: dict[str, str] = {

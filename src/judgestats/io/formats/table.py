@@ -49,7 +49,14 @@ from judgestats.io.registry import Detection, register
 from judgestats.io.verdicts import VerdictExtractor
 from judgestats.schema import LABEL_KINDS, Verdict
 
-__all__ = ["DEFAULT_VERDICTS", "TableImporter", "from_table", "load_table", "parse_table"]
+__all__ = [
+    "DEFAULT_VERDICTS",
+    "TABLE_FIELDS",
+    "TableImporter",
+    "from_table",
+    "load_table",
+    "parse_table",
+]
 
 _FIRST, _SECOND = 10, 11  # presentation-frame codes before conversion
 
@@ -77,7 +84,8 @@ _ORDERS = {
     **dict.fromkeys(["ba", "swapped", "swap", "1", "true", "yes", "t"], "BA"),
     **dict.fromkeys(["", "unknown", "?", "none", "nan"], "unknown"),
 }
-_FIELDS = [
+#: Fields of the long-table layout, in their documented order.
+TABLE_FIELDS: tuple[str, ...] = (
     "judge",
     "item",
     "verdict",
@@ -92,7 +100,7 @@ _FIELDS = [
     "length_b",
     "model_a",
     "model_b",
-]
+)
 _SUFFIXES = {
     ".csv": "csv",
     ".tsv": "tsv",
@@ -138,7 +146,9 @@ def _load(path: Path, kind: str) -> tuple[pd.DataFrame, list[Reject]]:
             if isinstance(obj, Reject):
                 rejects.append(obj)
                 continue
-            nested = [k for k, v in obj.items() if isinstance(v, (dict, list)) and k in _FIELDS]
+            nested = [
+                k for k, v in obj.items() if isinstance(v, (dict, list)) and k in TABLE_FIELDS
+            ]
             if nested:
                 rejects.append(Reject(str(path), n, f"field {nested[0]!r} holds a nested value"))
                 continue
@@ -320,10 +330,10 @@ def parse_table(
     if label_kind is not None and label_kind not in LABEL_KINDS:
         raise ValueError(f"label_kind={label_kind!r}; use one of {LABEL_KINDS}")
     vocab = _vocabulary(verdict_map)
-    cols: dict[str, Any] = {f: f for f in _FIELDS}
-    unknown = set(columns or {}) - set(_FIELDS)
+    cols: dict[str, Any] = {f: f for f in TABLE_FIELDS}
+    unknown = set(columns or {}) - set(TABLE_FIELDS)
     if unknown:
-        raise ValueError(f"columns= has unknown fields {sorted(unknown)}; known: {_FIELDS}")
+        raise ValueError(f"columns= has unknown fields {sorted(unknown)}; known: {TABLE_FIELDS}")
     cols.update(columns or {})
     if df.empty or len(df) == 0:
         if rejects:

@@ -1,6 +1,6 @@
 """Coverage of the 95% intervals of both model tiers against the simulator's exact truth.
 
-Run: ``.venv/bin/python benchmarks/coverage.py``. Prints, per cohort and tier, the
+Run: ``.venv/bin/python benchmarks/bench_coverage.py``. Prints, per cohort and tier, the
 share of (judge, benchmark, quantity) cells whose interval holds the true value.
 Cohorts: the hand-set seed-002 preset (21 judges, deliberately extreme ones) and
 an exchangeable cohort of 8 judges drawn from one population.
