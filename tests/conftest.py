@@ -19,3 +19,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def demo_logs():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "data" / "demo"
+    assert any(path.glob("*")), f"the demo logs are missing from {path}"
+    return path

@@ -509,6 +509,8 @@ class TableImporter:
     def can_read(self, path: Path) -> Detection:
         """Accept tables whose header names at least an item and a verdict or label."""
         kind = _SUFFIXES.get(path.suffix.lower())
+        if kind is not None and path.stat().st_size == 0:
+            return Detection(False, "the file is empty")
         names = table_header(path)
         if names is None:
             return Detection(False, f"suffix {path.suffix!r} is not a table suffix")
