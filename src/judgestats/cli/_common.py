@@ -34,8 +34,18 @@ def add_input_options(parser: argparse.ArgumentParser, *, nargs: str = "+") -> N
     )
     parser.add_argument(
         "--verdict-pattern",
-        help="named pattern or regular expression for verdicts in raw judge text",
+        help="named pattern (mt-bench, arena-hard, choice, llmbar) or regular expression "
+        "for verdicts in raw judge text",
     )
+    parser.add_argument(
+        "--multiple-matches",
+        choices=["unanimous", "first", "last"],
+        help="rule when raw text matches the pattern several times (default: unanimous)",
+    )
+    parser.add_argument(
+        "--tie-tolerance", type=float, help="reward-model scores this close are a tie"
+    )
+    parser.add_argument("--baseline", help="arena-hard baseline model (the item's A)")
 
 
 def add_fit_options(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +82,9 @@ def load_input(args: argparse.Namespace) -> tuple[xr.Dataset, ImportReport]:
         if not sep or not old or not new:
             raise SystemExit(f"judgestats: error: --alias {a!r}: expected OLD=NEW")
         aliases[old] = new
-    options = {}
-    if getattr(args, "verdict_pattern", None):
-        options["verdict_pattern"] = args.verdict_pattern
+    options = {
+        name: getattr(args, name)
+        for name in ("verdict_pattern", "multiple_matches", "tie_tolerance", "baseline")
+        if getattr(args, name, None) is not None
+    }
     return read_logs(paths, format=args.format, aliases=aliases, **options)
