@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
-from judgestats.features import FEATURES, item_features
+from judgestats.features import item_features
 from judgestats.schema import Verdict
 
 __all__ = ["LABEL_CODES", "BenchmarkTally", "Tally", "consensus_label", "tally"]
@@ -172,7 +172,3 @@ def tally(ds: xr.Dataset) -> Tally:
         {b: _tally_benchmark(ds, b) for b in names},
         tuple(ds["judge"].values.tolist()),
     )
-
-
-#: Number of features per pattern (re-exported for models).
-N_FEATURES = len(FEATURES)
