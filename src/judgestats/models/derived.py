@@ -96,9 +96,8 @@ def derived_quantities(features: xr.DataArray, config: DerivedConfig) -> xr.Data
     dims = (*_SAMPLE, "judge", "benchmark")
     metrics = derive(x)
     out = {name: (dims, value) for name, value in metrics.items()}
-    key = metrics[config.rank_by]
-    rank = _rank(np.moveaxis(key, -2, -1))  # rank judges within each benchmark
-    rank = np.moveaxis(rank, -1, -2)
+    by_bench = np.swapaxes(metrics[config.rank_by], -1, -2)  # (..., benchmark, judge)
+    rank = np.swapaxes(_rank(by_bench), -1, -2)  # judges ranked within each benchmark
     out["rank"] = (dims, rank)
     benchmarks = features["benchmark"].values.tolist()
     pairs = list(combinations(range(len(benchmarks)), 2))
@@ -106,21 +105,12 @@ def derived_quantities(features: xr.DataArray, config: DerivedConfig) -> xr.Data
     if pairs:
         shift = np.stack([rank[..., b] - rank[..., a] for a, b in pairs], -1)
         tau = np.stack(
-            [
-                _kendall_tau(
-                    np.moveaxis(key, -1, -2)[..., a, :], np.moveaxis(key, -1, -2)[..., b, :]
-                )
-                for a, b in pairs
-            ],
-            -1,
+            [_kendall_tau(by_bench[..., a, :], by_bench[..., b, :]) for a, b in pairs], -1
         )
         out["rank_shift"] = ((*_SAMPLE, "judge", "benchmark_pair"), shift)
         out["kendall_tau"] = ((*_SAMPLE, "benchmark_pair"), tau)
-        with np.errstate(invalid="ignore"):
-            out["max_rank_shift"] = (
-                _SAMPLE,
-                np.nanmax(np.abs(np.nan_to_num(shift, nan=0)), axis=(-2, -1)),
-            )
+        # a judge absent from a benchmark has no shift there: it counts as 0
+        out["max_rank_shift"] = (_SAMPLE, np.abs(np.nan_to_num(shift)).max(axis=(-2, -1)))
     judged = ~np.isnan(rank)
     top = np.where(judged, rank <= config.top_k, True).all(-1) & judged.any(-1)
     out["top_k_all"] = ((*_SAMPLE, "judge"), top.astype(float))

@@ -158,12 +158,16 @@ class _Layout:
         """Items taking each split's child, and items going on to a later child."""
         return counts[..., self.split_entry], counts @ self.later.T
 
-    def entry_log_prob(self, log_v: np.ndarray, log_1mv: np.ndarray) -> np.ndarray:
-        """Log within-node probability of every entry from split log probabilities."""
-        # a split that is certain gives log 0 = -inf; clip so that -inf * 0 is not NaN
-        log_v, log_1mv = np.maximum(log_v, -1e4), np.maximum(log_1mv, -1e4)
-        own = np.where(self.entry_split >= 0, log_v[..., np.maximum(self.entry_split, 0)], 0.0)
-        return own + log_1mv @ self.before.T
+    def entry_log_prob(self, log_v, log_1mv, dot=np.dot):
+        """Log within-node probability of every entry from split log probabilities.
+
+        Entry ``c_i`` of a node is "not ``c_1`` .. not ``c_(i-1)``, then ``c_i``" (its own
+        split is absent for the last child). ``dot`` lets the same code build the
+        PyTensor graph.
+        """
+        has = (self.entry_split >= 0).astype(float)
+        own = has * log_v[..., np.maximum(self.entry_split, 0)]
+        return own + dot(log_1mv, self.before.T)
 
     def split_mass(self, log_mu, log_1mmu, dot=np.dot):
         """Log probability, under the mean, of reaching each split's node.
@@ -171,19 +175,16 @@ class _Layout:
         A Dirichlet(kappa * mu) over patterns is the tree whose node concentrations are
         kappa times the mean mass under the node; scaling each split's concentration by
         its node's mass keeps a rarely reached split from getting as many pseudo-items
-        as the root. ``dot`` lets the same code build the PyTensor graph.
+        as the root.
         """
-        idx = np.maximum(self.entry_split, 0)
-        has = (self.entry_split >= 0).astype(float)
-        own = has * log_mu[..., idx]
-        log_entry = own + dot(log_1mmu, self.before.T)
+        log_entry = self.entry_log_prob(log_mu, log_1mmu, dot)
         return dot(log_entry, self.node_path.T)[..., self.split_node]
 
 
 def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
     cells, trees, e_off, counts = [], [], [], []
     split_entry, split_level, split_cell, entry_split, split_node = [], [], [], [], []
-    node_paths = []
+    node_paths, entry_node = [], []
     n_e = n_n = 0
     for b, bt in enumerate(data.tally):
         tree = pattern_tree(
@@ -209,22 +210,19 @@ def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
                     split_cell.append(c)
                     split_node.append(n_n + tree.entry_node[e])
             node_paths.append((n_n, n_e, tree.node_path))
+            entry_node.append(n_n + tree.entry_node)
             n_e += tree.n_entries
             n_n += tree.n_nodes
     entry_split_arr = np.asarray(entry_split, dtype=np.int64)
     split_entry_arr = np.asarray(split_entry, dtype=np.int64)
-    entry_node = (
-        np.concatenate([t.entry_node + 10**6 * c for c, t in enumerate(trees)])
-        if trees
-        else np.zeros(0, np.int64)
-    )
+    entry_node_arr = np.concatenate(entry_node) if entry_node else np.zeros(0, np.int64)
     node_path = np.zeros((n_n, n_e))
     for n0, e0, block in node_paths:
         node_path[n0 : n0 + block.shape[0], e0 : e0 + block.shape[1]] = block
     before = np.zeros((n_e, len(split_entry_arr)))
     later = np.zeros((len(split_entry_arr), n_e))
     for s_idx, e in enumerate(split_entry_arr):
-        same = np.flatnonzero(entry_node == entry_node[e])
+        same = np.flatnonzero(entry_node_arr == entry_node_arr[e])
         after = same[same > e]
         before[after, s_idx] = 1.0
         later[s_idx, after] = 1.0
@@ -354,34 +352,36 @@ class HierarchicalModel(JudgeModel):
         eta = post["eta"].values  # (chain, draw, split)
         mu = 1 / (1 + np.exp(-eta))
         log_mass = lay.split_mass(-np.logaddexp(0, -eta), -np.logaddexp(0, eta))
-        conc = np.exp(post["log_kappa"].values + log_mass)  # (chain, draw, split)
-        kappa = np.exp(post["log_kappa"].values)
+        log_kappa = post["log_kappa"].values  # (chain, draw, split)
+        conc = np.exp(log_kappa + log_mass)
         a, b = conc * mu, conc * (1 - mu)
         succ, rest = lay.split_counts(lay.counts)  # (judge, split)
         out = np.full(
             (n_chain, n_draw, len(data.judges), len(data.benchmarks), len(FEATURES)), np.nan
         )
         tallies = list(data.tally)
+        rows = {bi: [data.judges.index(j) for j in bt.judges] for bi, bt in enumerate(tallies)}
         shares = {}
         for bi, bt in enumerate(tallies):
             labels = bt.label_counts().astype(float)
             shares[bi] = rng.dirichlet(labels + (labels > 0) + 1e-12, size=(n_chain, n_draw))
-            out[:, :, [data.judges.index(j) for j in bt.judges], bi, :] = 0.0
+            out[:, :, rows[bi], bi, :] = 0.0
         for ch in range(n_chain):  # one chain at a time bounds memory
             # v ~ Beta(a + succ, b + rest) per judge and split, via two gammas
             lg1 = _log_gamma_draw(a[ch, :, None, :] + succ[None], rng)
             lg2 = _log_gamma_draw(b[ch, :, None, :] + rest[None], rng)
             log_total = np.logaddexp(lg1, lg2)
-            log_v, log_1mv = lg1 - log_total, lg2 - log_total
+            # a certain split gives log 0 = -inf; clip so that -inf * 0 is not NaN
+            log_v = np.maximum(lg1 - log_total, -1e4)
+            log_1mv = np.maximum(lg2 - log_total, -1e4)
             entry_p = np.exp(lay.entry_log_prob(log_v, log_1mv))  # (draw, judge, entry)
             chain_out = out[ch]  # a view: (draw, judge, benchmark, feature)
             for c, (bi, li) in enumerate(lay.cells):
                 bt, tree = tallies[bi], lay.trees[c]
-                rows = [data.judges.index(j) for j in bt.judges]
                 sl = slice(lay.entry_offset[c], lay.entry_offset[c] + tree.n_entries)
-                theta = tree.leaf_probabilities(entry_p[:, rows, sl])  # (draw, judge, pattern)
+                theta = tree.leaf_probabilities(entry_p[:, rows[bi], sl])  # (draw, judge, k)
                 block = shares[bi][ch, :, li, None, None] * (theta @ bt.features[:, li, :])
-                chain_out[:, rows, bi, :] += block
+                chain_out[:, rows[bi], bi, :] += block
         coords = {
             "chain": np.arange(n_chain),
             "draw": np.arange(n_draw),
@@ -393,16 +393,16 @@ class HierarchicalModel(JudgeModel):
             dims=("chain", "draw", "judge", "benchmark", "feature"),
             coords={**coords, "feature": list(FEATURES)},
         )
-        conc = np.full(
+        pooling = np.full(
             (n_chain, n_draw, len(data.benchmarks), len(LABEL_NAMES), len(LEVELS)), np.nan
         )
         for c, (bi, li) in enumerate(lay.cells):  # geometric mean over a level's splits
             for level in range(len(LEVELS)):
                 mask = (lay.split_cell == c) & (lay.split_level == level)
                 if mask.any():
-                    conc[:, :, bi, li, level] = np.exp(np.log(kappa[..., mask]).mean(-1))
+                    pooling[:, :, bi, li, level] = np.exp(log_kappa[..., mask].mean(-1))
         hyper = xr.Dataset(
-            {"pooling_concentration": (("chain", "draw", "benchmark", "label", "level"), conc)},
+            {"pooling_concentration": (("chain", "draw", "benchmark", "label", "level"), pooling)},
             coords={k: v for k, v in coords.items() if k != "judge"}
             | {"label": list(LABEL_NAMES), "level": list(LEVELS)},
         )
