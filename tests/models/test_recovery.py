@@ -54,34 +54,39 @@ def test_exact_tier_recovers_an_exchangeable_cohort(exchangeable):
     assert hits.mean() >= 0.90, hits.mean()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: the split-wise pooling of the hierarchical tier over-shrinks judges "
-    "whose differences are spread thinly over many splits (coverage about 0.8)",
-)
 def test_hierarchical_tier_recovers_an_exchangeable_cohort(exchangeable_hits):
-    """The goal: truth inside the 95% interval for at least 90% of quantities."""
+    """Truth inside the 95% interval for at least 90% of quantities."""
+    assert exchangeable_hits.size > 100
     assert exchangeable_hits.mean() >= 0.90, exchangeable_hits.mean()
 
 
-def test_hierarchical_recovery_does_not_regress(exchangeable_hits):
-    """Floor at the coverage measured when the gap above was recorded (0.75)."""
-    assert exchangeable_hits.size > 100
-    assert exchangeable_hits.mean() >= 0.75, exchangeable_hits.mean()
+@pytest.fixture(scope="module")
+def seed002():
+    return simulate(seed002_cohort(), random_seed=1)
 
 
-def test_exact_tier_recovers_the_seed002_cohort():
+@pytest.fixture(scope="module")
+def seed002_hierarchical(seed002):
+    return HierarchicalModel().fit(seed002.dataset, random_seed=1)
+
+
+def test_exact_tier_recovers_the_seed002_cohort(seed002):
     """The exact tier on the full hand-set cohort: at least 90% of truths covered."""
-    res = simulate(seed002_cohort(), random_seed=1)
-    tree = ExactModel().fit(res.dataset, random_seed=1)
-    hits = coverage(tree, res.truth)
+    tree = ExactModel().fit(seed002.dataset, random_seed=1)
+    hits = coverage(tree, seed002.truth)
     assert hits.mean() >= 0.90, hits.mean()
 
 
-def test_sampler_health_on_the_seed002_cohort():
+def test_hierarchical_tier_recovers_the_seed002_cohort(seed002, seed002_hierarchical):
+    """The hierarchical tier on the hand-set cohort, extreme judges included: >= 90%."""
+    hits = coverage(seed002_hierarchical, seed002.truth)
+    assert hits.size > 500
+    assert hits.mean() >= 0.90, hits.mean()
+
+
+def test_sampler_health_on_the_seed002_cohort(seed002_hierarchical):
     """R-hat <= 1.01, bulk ESS >= 400 for every reported quantity, no divergences."""
-    res = simulate(seed002_cohort(), random_seed=1)
-    tree = HierarchicalModel().fit(res.dataset, random_seed=1)
+    tree = seed002_hierarchical
     assert int(tree["sample_stats"]["diverging"].sum()) == 0
     s = summarize(tree, var_names=[*QUANTITIES, "position_bias"])
     s = s.dropna(subset=["mean"])
@@ -107,15 +112,10 @@ def calibration_coverage():
     return np.concatenate(hits).mean()
 
 
-@pytest.mark.xfail(strict=True, reason="known gap, see test_hierarchical_tier_recovers_...")
 def test_hierarchical_calibration_on_a_smaller_run(calibration_coverage):
-    """The goal: 90% intervals cover within 82-97% (the band allows for correlation)."""
+    """90% intervals cover within 82-97% (85-95% widened by the correlation of the
+    intervals of one replicate, which share its hyper-parameters)."""
     assert 0.82 <= calibration_coverage <= 0.97, calibration_coverage
-
-
-def test_hierarchical_calibration_does_not_regress(calibration_coverage):
-    """Floor at the coverage measured when the gap was recorded (about 0.7)."""
-    assert calibration_coverage >= 0.6, calibration_coverage
 
 
 def test_exact_config_chains_give_rhat(exchangeable):

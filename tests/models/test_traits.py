@@ -1,0 +1,71 @@
+"""Trait loadings: the derivative of each split's log-odds under an exponential tilt."""
+
+import numpy as np
+
+from judgestats.features import feature_index
+from judgestats.models.base import FitData
+from judgestats.models.hierarchical import HierarchicalConfig, _layout
+from judgestats.models.traits import TRAITS, split_loadings
+from judgestats.simulate import exchangeable_cohort, simulate
+
+
+def _cell(lay, bt, c):
+    """Arguments of split_loadings for cell c, as the layout builds them."""
+    _, li = lay.cells[c]
+    tree = lay.trees[c]
+    s_idx = np.flatnonzero(lay.split_cell == c)
+    sl = slice(lay.entry_offset[c], lay.entry_offset[c] + tree.n_entries)
+    later = lay.later[s_idx, sl]
+    return (
+        tree,
+        bt.counts[:, li, :].sum(0),
+        bt.features[:, li, :],
+        lay.split_entry[s_idx] - lay.entry_offset[c],
+        later,
+    )
+
+
+def _split_log_odds(tree, leaf_weights, split_entry, later):
+    """Log-odds of every split under leaf weights: mass of its child vs the later ones."""
+    under = np.zeros((tree.leaf_entries.shape[0], tree.n_entries))
+    for level in range(tree.leaf_entries.shape[1]):
+        e = tree.leaf_entries[:, level]
+        ok = e >= 0
+        under[np.flatnonzero(ok), e[ok]] = 1.0
+    mass = leaf_weights @ under
+    return np.log(mass[split_entry]) - np.log(later @ mass)
+
+
+def test_loadings_are_the_derivative_of_an_exponential_tilt():
+    res = simulate(exchangeable_cohort(3, random_seed=1), random_seed=2)
+    data = FitData.from_data(res.dataset)
+    lay = _layout(data, HierarchicalConfig())
+    bt = list(data.tally)[0]
+    tree, w, feats, split_entry, later = _cell(lay, bt, 0)
+    loadings = split_loadings(tree, w, feats, split_entry, later)
+    weights = w + 0.01  # the pseudo-count split_loadings uses
+    for t, name in enumerate(TRAITS):
+        if not np.any(loadings[:, t]):
+            continue
+        f = feats[:, feature_index(name)].astype(float)
+        sd = np.sqrt(np.cov(f, aweights=weights, bias=True))
+        eps = 1e-5
+        up = _split_log_odds(tree, weights * np.exp(eps * f / sd), split_entry, later)
+        down = _split_log_odds(tree, weights * np.exp(-eps * f / sd), split_entry, later)
+        np.testing.assert_allclose(loadings[:, t], (up - down) / (2 * eps), atol=1e-5)
+
+
+def test_constant_and_collinear_traits_have_no_loadings():
+    res = simulate(exchangeable_cohort(3, random_seed=1), random_seed=2)
+    data = FitData.from_data(res.dataset)
+    lay = _layout(data, HierarchicalConfig())
+    bt = list(data.tally)[0]
+    tree, w, feats, split_entry, later = _cell(lay, bt, 0)
+    feats = feats.copy()
+    feats[:, feature_index("pr_hit")] = 3.0  # constant: as with a single run
+    feats[:, feature_index("flip")] = 2 * feats[:, feature_index("n_a")]  # collinear
+    loadings = split_loadings(tree, w, feats, split_entry, later)
+    assert not np.any(loadings[:, TRAITS.index("pr_hit")])
+    assert not np.any(loadings[:, TRAITS.index("flip")])
+    assert np.any(loadings[:, TRAITS.index("n_a")])
+    assert np.any(loadings[:, TRAITS.index("first")])
