@@ -113,7 +113,7 @@ class HierarchicalConfig:
     """
 
     draws: int = 1000
-    tune: int = 500
+    tune: int = 400
     chains: int = 2
     target_accept: float = 0.8
     eta_sigma: float = 3.0
