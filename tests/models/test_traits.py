@@ -1,6 +1,7 @@
 """Trait loadings: the derivative of each split's log-odds under an exponential tilt."""
 
 import numpy as np
+import pytest
 
 from judgestats.features import feature_index
 from judgestats.models.base import FitData
@@ -36,12 +37,16 @@ def _split_log_odds(tree, leaf_weights, split_entry, later):
     return np.log(mass[split_entry]) - np.log(later @ mass)
 
 
-def test_loadings_are_the_derivative_of_an_exponential_tilt():
+@pytest.fixture(scope="module")
+def first_cell():
     res = simulate(exchangeable_cohort(3, random_seed=1), random_seed=2)
     data = FitData.from_data(res.dataset)
     lay = _layout(data, HierarchicalConfig())
-    bt = list(data.tally)[0]
-    tree, w, feats, split_entry, later = _cell(lay, bt, 0)
+    return _cell(lay, next(iter(data.tally)), 0)
+
+
+def test_loadings_are_the_derivative_of_an_exponential_tilt(first_cell):
+    tree, w, feats, split_entry, later = first_cell
     loadings = split_loadings(tree, w, feats, split_entry, later)
     weights = w + 0.01  # the pseudo-count split_loadings uses
     for t, name in enumerate(TRAITS):
@@ -55,12 +60,8 @@ def test_loadings_are_the_derivative_of_an_exponential_tilt():
         np.testing.assert_allclose(loadings[:, t], (up - down) / (2 * eps), atol=1e-5)
 
 
-def test_constant_and_collinear_traits_have_no_loadings():
-    res = simulate(exchangeable_cohort(3, random_seed=1), random_seed=2)
-    data = FitData.from_data(res.dataset)
-    lay = _layout(data, HierarchicalConfig())
-    bt = list(data.tally)[0]
-    tree, w, feats, split_entry, later = _cell(lay, bt, 0)
+def test_constant_and_collinear_traits_have_no_loadings(first_cell):
+    tree, w, feats, split_entry, later = first_cell
     feats = feats.copy()
     feats[:, feature_index("pr_hit")] = 3.0  # constant: as with a single run
     feats[:, feature_index("flip")] = 2 * feats[:, feature_index("n_a")]  # collinear
