@@ -2,7 +2,7 @@
 
 import pytest
 
-from judgestats.models import ExactConfig, ExactModel, HierarchicalConfig, HierarchicalModel
+from judgestats.models import ExactConfig, ExactModel, HierarchicalModel
 from judgestats.simulate import simulate, small_cohort
 
 
@@ -19,6 +19,6 @@ def exact_tree(small):
 
 @pytest.fixture(scope="session")
 def hier_model(small):
-    model = HierarchicalModel(HierarchicalConfig(draws=500, tune=500))
+    model = HierarchicalModel()  # the defaults: R-hat <= 1.01 needs their 2 x 1,000 draws
     model.fit(small.dataset, random_seed=1)
     return model

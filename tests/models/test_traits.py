@@ -28,12 +28,7 @@ def _cell(lay, bt, c):
 
 def _split_log_odds(tree, leaf_weights, split_entry, later):
     """Log-odds of every split under leaf weights: mass of its child vs the later ones."""
-    under = np.zeros((tree.leaf_entries.shape[0], tree.n_entries))
-    for level in range(tree.leaf_entries.shape[1]):
-        e = tree.leaf_entries[:, level]
-        ok = e >= 0
-        under[np.flatnonzero(ok), e[ok]] = 1.0
-    mass = leaf_weights @ under
+    mass = tree.entry_counts(leaf_weights)
     return np.log(mass[split_entry]) - np.log(later @ mass)
 
 

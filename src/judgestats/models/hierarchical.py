@@ -296,8 +296,9 @@ def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
 def _traits(lay: _Layout, trait_sd):
     """Judge traits, shape (judge, cell, trait), partially pooled within each cell.
 
-    A judge's trait in a cell is ``Normal(0, trait_sd[cell, trait])``, centred over the
-    judges of the cell: the benchmark-mean logits ``eta`` are then the average judge,
+    A judge's trait in a cell is ``Normal(0, trait_sd[cell, trait])`` (``trait_sd`` is
+    the spread of the cell's benchmark, one per trait), centred over the judges of the
+    cell: the benchmark-mean logits ``eta`` are then the average judge,
     and a shift of every trait by the same amount (which the likelihood cannot tell
     from a shift of ``eta``) is not a direction the sampler has to explore along a
     ridge shared with ``eta``. Traits without loadings in a cell, and judges without

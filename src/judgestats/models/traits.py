@@ -86,13 +86,8 @@ def split_loadings(
     mean = w @ f / w.sum()
     sd = np.sqrt(w @ (f - mean) ** 2 / w.sum())
     z = np.where(sd > _RANK_TOL, (f - mean) / np.where(sd > _RANK_TOL, sd, 1.0), 0.0)
-    under = np.zeros((tree.leaf_entries.shape[0], tree.n_entries))  # (K, E)
-    for level in range(tree.leaf_entries.shape[1]):
-        e = tree.leaf_entries[:, level]
-        ok = e >= 0
-        under[np.flatnonzero(ok), e[ok]] = 1.0
-    mass = w @ under  # (E,) items under each entry
-    total = (z * w[:, None]).T @ under  # (T, E) feature sums under each entry
+    mass = tree.entry_counts(w)  # (E,) items under each entry
+    total = tree.entry_counts(z.T * w)  # (T, E) feature sums under each entry
     child = total[:, split_entry] / mass[split_entry]
     rest = (total @ later.T) / (later @ mass)
     loadings = (child - rest).T
