@@ -26,7 +26,14 @@ import xarray as xr
 from judgestats.features import item_features
 from judgestats.schema import Verdict
 
-__all__ = ["LABEL_CODES", "BenchmarkTally", "Tally", "consensus_label", "tally"]
+__all__ = [
+    "LABEL_CODES",
+    "BenchmarkTally",
+    "Tally",
+    "canonical_patterns",
+    "consensus_label",
+    "tally",
+]
 
 #: Label axis of the counts: human A, B, tie, and no label.
 LABEL_CODES: tuple[int, ...] = (Verdict.A, Verdict.B, Verdict.TIE, Verdict.MISSING)
@@ -107,8 +114,12 @@ class Tally:
         return len(self.benchmarks)
 
 
-def _canonical(v: np.ndarray) -> np.ndarray:
-    """Sort the runs of each (..., order, run) pattern, keeping orders together."""
+def canonical_patterns(v: np.ndarray) -> np.ndarray:
+    """Sort the runs of each (..., order, run) pattern, keeping orders together.
+
+    Runs are exchangeable replicates: every metric is invariant to relabelling them,
+    so patterns that differ only in the order of their runs are one pattern.
+    """
     key = np.zeros(v.shape[:-2] + v.shape[-1:], dtype=np.int64)
     for o in range(v.shape[-2]):
         key = key * _BASE + (v[..., o, :].astype(np.int64) + 1)
@@ -125,7 +136,7 @@ def _tally_benchmark(ds: xr.Dataset, benchmark: str) -> BenchmarkTally:
     judges = tuple(sub["judge"].values[keep_j].tolist())
     orders = tuple(sub["order"].values.tolist())
     label = consensus_label(sub["human"].values)
-    canon = _canonical(v)
+    canon = canonical_patterns(v)
     flat = canon.reshape(-1, canon.shape[-2] * canon.shape[-1])
     patterns, inverse = np.unique(flat[judged.ravel()], axis=0, return_inverse=True)
     patterns = patterns.reshape(-1, *canon.shape[-2:]).astype(np.int8)

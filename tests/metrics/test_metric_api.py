@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from statistics import correlation
 
+import krippendorff
 import numpy as np
 import pytest
 from metrics_helpers import INVALID, MISSING, TIE, A, B, from_table, make_ds, reason_of, value
@@ -29,7 +30,12 @@ def test_seed002_mtbench_table_through_a_dataset():
     assert value(res, "raw_agreement") == pytest.approx(0.850, abs=1e-12)
     assert value(res, "agreement_s1") == pytest.approx(0.850, abs=1e-12)
     assert value(res, "kappa") == pytest.approx(0.471, abs=5e-4)
-    assert round(value(res, "deflation") * 100, 1) == 37.9
+    # seed 002's script subtracts kappa from the raw agreement: its 37.9 pp is the
+    # oracle of deflation_raw; the paper's deflation is the tie-excluded EM - kappa
+    assert round(value(res, "deflation_raw") * 100, 1) == 37.9
+    assert value(res, "deflation") == pytest.approx(
+        value(res, "exact_match") - value(res, "kappa"), abs=1e-12
+    )
     assert value(res, "exact_match") == pytest.approx(835 / 960)  # tie-excluded
     assert int(res.sel(metric="kappa").data["n"].squeeze()) == 1000
 
@@ -58,7 +64,11 @@ def test_seed002_test_retest():
     runs = np.zeros((1, 1000, 1, 3), dtype=int)
     runs[0, 992:, 0, 1] = B  # 8 unstable items
     res = compute_metrics(make_ds(runs, orders=["AB"]), **NONE)
-    assert value(res, "test_retest") == pytest.approx(0.992, abs=1e-12)
+    # seed 002's script: the share of items identical in every run
+    assert value(res, "test_retest_share") == pytest.approx(0.992, abs=1e-12)
+    # the paper's test-retest: Krippendorff's alpha, runs as coders
+    expected = krippendorff.alpha(reliability_data=runs[0, :, 0].T, level_of_measurement="nominal")
+    assert value(res, "test_retest") == pytest.approx(expected, abs=1e-12)
 
 
 def test_seed002_always_first_judge_is_reliable_without_validity():
@@ -88,7 +98,7 @@ def test_undefined_metrics_are_nan_with_reasons():
         res = compute_metrics(make_ds(v, np.array([A, A, B, B]), orders=orders), **NONE)
         for metric, words in [
             ("test_retest", "fewer than two runs"),
-            ("alpha_runs", "fewer than two runs"),
+            ("test_retest_share", "fewer than two runs"),
             ("position_bias", "swap"),
             ("flip_rate", "swap"),
             ("two_trial_accuracy", "both orders"),

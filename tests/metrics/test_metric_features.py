@@ -116,7 +116,8 @@ def test_raw_agreement_and_deflation_use_the_kappa_table():
     out = derive(item_features(v, label, ["AB"]).sum(0))
     assert float(out["raw_agreement"]) == pytest.approx(3 / 5)
     assert float(out["exact_match"]) == pytest.approx(2 / 4)  # tie label excluded
-    assert float(out["deflation"]) == pytest.approx(3 / 5 - float(out["kappa"]))
+    assert float(out["deflation_raw"]) == pytest.approx(3 / 5 - float(out["kappa"]))
+    assert float(out["deflation"]) == pytest.approx(2 / 4 - float(out["kappa"]))
 
 
 def test_human_features_match_leave_one_out_brute_force(rng):

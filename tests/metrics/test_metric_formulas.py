@@ -95,7 +95,7 @@ def test_alpha_runs_undefined_with_one_run():
     feats = item_features(np.zeros((5, 2, 1), dtype=int), np.zeros(5, dtype=int), ["AB", "BA"])
     x = feats.sum(0)
     assert np.isnan(krippendorff_alpha_runs(x))
-    assert "fewer than two runs" in formulas.reason("alpha_runs", x)
+    assert "fewer than two runs" in formulas.reason("test_retest", x)
 
 
 def test_derive_keeps_every_metric_and_reasons_are_vectorised():

@@ -23,8 +23,12 @@ def test_posterior_mean_agrees_with_closed_form(small, exact_tree):
         est = point.value.sel(metric=m).transpose("judge", "benchmark")
         mean = post[m].mean(("chain", "draw")).transpose("judge", "benchmark")
         sd = post[m].std(("chain", "draw")).transpose("judge", "benchmark")
-        # the Bayesian bootstrap is centred on the sample estimate: within 0.2 sd
-        assert np.all(np.abs(mean.values - est.sel(judge=mean.judge).values) < 0.2 * sd.values), m
+        n = exact_tree["constant_data"]["n_items"].transpose("judge", "benchmark").values
+        # the Bayesian bootstrap is centred on the sample estimate (within 0.2 sd), moved
+        # by the prior's one pseudo-item, whose weight ~1/(n + 1) can shift a metric
+        # ranging over an interval of width 2 by at most 2/(n + 1)
+        gap = np.abs(mean.values - est.sel(judge=mean.judge).values)
+        assert np.all(gap < 0.2 * sd.values + 2 / (n + 1)), m
 
 
 def test_sd_matches_item_bootstrap_not_judgment_level(small, exact_tree):
@@ -47,7 +51,13 @@ def test_judges_on_the_same_items_stay_paired(small):
     tree = ExactModel(ExactConfig(draws=200)).fit(both, random_seed=2)
     k = tree["posterior"]["kappa"]
     first = str(ds.judge.values[0])
-    np.testing.assert_array_equal(k.sel(judge=first).values, k.sel(judge="twin").values)
+    a, b = k.sel(judge=first).values.ravel(), k.sel(judge="twin").values.ravel()
+    # the same item weights: the twins move together; only the prior's novel item,
+    # whose verdicts are drawn per judge, tells them apart
+    assert np.corrcoef(a, b)[0, 1] > 0.99
+    n = int(tree["constant_data"]["n_items"].min())
+    # each twin's novel item moves its kappa (range 2) by at most ~2 / (n + 1)
+    assert np.abs(a - b).max() < 4 / (n + 1)
 
 
 def test_same_seed_same_draws(small):

@@ -37,8 +37,8 @@ def verdict_cohort(
     * ``paradox``: stable (test-retest 0.998) yet position-biased (0.20): steps 2
       and 5 FAIL;
     * ``borderline``: true position bias exactly 0.10: step 2 INCONCLUSIVE;
-    * ``coin``: agreement at chance and no stability: kappa 0 (step 1
-      INCONCLUSIVE), test-retest 0.11 (step 3 FAIL);
+    * ``coin``: agreement at chance and no stability: kappa 0 (step 1 FAIL: below
+      the 0.40 floor), test-retest 0 (step 3 FAIL);
     * ``contrarian``: prefers the losing response: kappa < 0, step 1 FAIL;
     * ``flipper``: best on the preference benchmark, worst on the correctness
       one: a rank shift of 5 positions, step 4 FAIL.
@@ -46,7 +46,10 @@ def verdict_cohort(
     pref = preference_benchmark("Pref", n_pref, runs=runs, orders=orders)
     corr = correctness_benchmark("Corr", n_corr, runs=runs, orders=orders)
     judges = {
-        "steady": JudgeParams(agreement=0.9, tie_rate=0.05),
+        "steady": {  # kappa 0.62 and 0.72: credibly above the 0.40 floor on both
+            "Pref": JudgeParams(agreement=0.95, tie_rate=0.3, tie_recall=0.9),
+            "Corr": JudgeParams(agreement=0.9, tie_rate=0.05),
+        },
         "paradox": paradox_judge(),
         "borderline": JudgeParams(agreement=0.8, position=BORDERLINE_POSITION),
         "coin": random_judge(stability=0.0),
@@ -78,18 +81,25 @@ def hand_tree(
     judges: list[str],
     benchmarks: list[str],
     warnings_: list[str] | None = None,
+    pair_judges: int = 10,
 ) -> xr.DataTree:
     """A posterior made by hand: ``draws[name]`` has shape (chain, draw, judge, X).
 
     ``X`` is ``benchmark``, or ``benchmark_pair`` for ``rank_shift`` (pairs in the
-    order of :func:`itertools.combinations` of ``benchmarks``).
+    order of :func:`itertools.combinations` of ``benchmarks``). The draws of every
+    cell are shuffled over chains and draws (one fixed permutation), so that the
+    chains are exchangeable and pass R-hat, as a healthy sampler's do.
+    ``pair_judges`` is how many judges count as ranked on both benchmarks of a pair.
     """
     pairs = [f"{a} -> {b}" for i, a in enumerate(benchmarks) for b in benchmarks[i + 1 :]]
     data = {}
+    shape = next(iter(draws.values())).shape
+    perm = np.random.default_rng(0).permutation(shape[0] * shape[1])
     for name, x in draws.items():
         last = "benchmark_pair" if name == "rank_shift" else "benchmark"
-        data[name] = (("chain", "draw", "judge", last), np.asarray(x, dtype=float))
-    shape = next(iter(draws.values())).shape
+        x = np.asarray(x, dtype=float)
+        x = x.reshape(-1, *x.shape[2:])[perm].reshape(x.shape)
+        data[name] = (("chain", "draw", "judge", last), x)
     coords = {
         "chain": np.arange(shape[0]),
         "draw": np.arange(shape[1]),
@@ -97,7 +107,9 @@ def hand_tree(
         "benchmark": benchmarks,
         "benchmark_pair": pairs,
     }
-    posterior = xr.Dataset(data, coords=coords)
+    posterior = xr.Dataset(data, coords=coords).assign_coords(
+        pair_judges=("benchmark_pair", np.full(len(pairs), pair_judges))
+    )
     constant = xr.Dataset(
         {"n_items": (("judge", "benchmark"), np.full((len(judges), len(benchmarks)), 100))},
         coords={"judge": judges, "benchmark": benchmarks},
@@ -127,4 +139,8 @@ def hand_design(
         labelled=np.full(shape, labelled),
         runs=np.full(shape, runs),
         paired=np.full(shape, paired),
+        paired_items=np.full(shape, min(paired, 100)),
+        unit_runs=np.concatenate(
+            [np.zeros((*shape, runs), dtype=np.int64), np.full((*shape, 1), 200)], -1
+        ),
     )

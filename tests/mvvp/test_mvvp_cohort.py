@@ -44,10 +44,13 @@ def test_truth_of_the_cohort_is_what_the_cases_claim():
         ("paradox", Step.SWAP_POSITIONS, {FAIL}),
         ("paradox", Step.REPLICATE, {PASS}),
         ("paradox", Step.AUDIT_PARADOX, {FAIL}),
+        # kappa 0.21 on Pref, credibly below the step-1 floor: its ranks prove nothing
+        ("paradox", Step.CROSS_VALIDATE, {FAIL}),
         # True value exactly at the threshold: a 95% interval straddles it with
         # probability ~0.95 per benchmark; asked of at least one of the two.
         ("borderline", Step.SWAP_POSITIONS, INC),
-        ("coin", Step.CHANCE_CORRECT, INC),
+        # kappa 0: better than chance is not enough, the floor is 0.40
+        ("coin", Step.CHANCE_CORRECT, {FAIL}),
         ("coin", Step.REPLICATE, {FAIL}),
         ("coin", Step.AUDIT_PARADOX, {PASS}),  # test-retest far below 0.95
         ("contrarian", Step.CHANCE_CORRECT, {FAIL}),

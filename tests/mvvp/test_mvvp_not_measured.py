@@ -33,7 +33,7 @@ def test_one_run_cannot_replicate(one_run):
         assert "1 run per item" in r.reason and "at least 3" in r.reason
     for r in one_run.select(step=Step.AUDIT_PARADOX):
         assert r.verdict is NM
-        assert "test-retest is not measured" in r.reason
+        assert "step 3 (test-retest) is not measured" in r.reason
     # Other steps are still measured.
     assert one_run.get(2, "paradox", "Pref").verdict is StepVerdict.FAIL
 
@@ -43,8 +43,10 @@ def test_two_runs_are_too_few_but_test_retest_is_shown():
     r = res.get(Step.REPLICATE, "steady", "Pref")
     assert r.verdict is NM and "2 runs per item" in r.reason
     assert np.isfinite(r.estimate)  # reported, not judged
-    # The paradox audit only needs test-retest to be defined.
-    assert res.get(5, "paradox", "Pref").verdict is StepVerdict.FAIL
+    # The paradox audit is measured only where step 3 is: two-run test-retest is not
+    # evidence of stability for the paradox either.
+    r5 = res.get(5, "paradox", "Pref")
+    assert r5.verdict is NM and "step 3 (test-retest) is not measured" in r5.reason
 
 
 def test_one_order_cannot_measure_position_bias():
@@ -96,6 +98,14 @@ def test_design_counts():
     d = Design.from_judgments(ds)
     assert d.benchmarks == ("Pref", "Corr")
     assert d.swapped and d.orders == ("AB", "BA")
-    assert d.cell("steady", "Pref") == {"n_items": 120, "labelled": 120, "runs": 2, "paired": 240}
+    assert d.cell("steady", "Pref") == {
+        "n_items": 120,
+        "labelled": 120,
+        "runs": 2,
+        "paired": 240,
+        "paired_items": 120,
+    }
+    assert d.units_with_runs("steady", "Pref", 2) == 240  # 120 items x 2 orders
+    assert d.units_with_runs("steady", "Pref", 3) == 0
     assert d.kinds("Corr") == frozenset({"correctness"})
     assert d.cell("nobody", "Pref")["n_items"] == 0

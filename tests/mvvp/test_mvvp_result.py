@@ -14,7 +14,7 @@ def test_repr_and_str_are_tables(cohort):
     text = repr(result)
     assert text.startswith("<MVVPResult: 6 judges, 2 benchmarks>")
     assert "1 chance" in text and "5 paradox" in text
-    assert "paradox     Pref       PASS          FAIL" in str(result)
+    assert "paradox     Pref       FAIL          FAIL" in str(result)
     detailed = result.format()
     assert "FAIL          step 5 (audit the paradox), paradox / Pref" in detailed
 

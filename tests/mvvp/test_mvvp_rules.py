@@ -120,12 +120,13 @@ def hand():
 
 def test_hand_posterior_verdicts(hand):
     tree, design, _ = hand
-    res = mvvp.check(tree, design)
+    res = mvvp.check(tree, design, min_kappa=0.0)
     expected = {
         (1, "j", "P"): PASS, (1, "j", "C"): INC, (1, "k", "P"): FAIL, (1, "k", "C"): PASS,
         (2, "j", "P"): FAIL, (2, "j", "C"): PASS, (2, "k", "P"): INC, (2, "k", "C"): PASS,
         (3, "j", "P"): PASS, (3, "j", "C"): FAIL, (3, "k", "P"): PASS, (3, "k", "C"): PASS,
-        (4, "j", None): FAIL, (4, "k", None): INC,
+        # k's shift straddles 3, but its kappa on P is credibly below the floor
+        (4, "j", None): FAIL, (4, "k", None): FAIL,
         # j/P: test-retest > 0.95 and position bias > 0.10 in every draw.
         (5, "j", "P"): FAIL,
         # j/C: test-retest never above 0.95: the audit does not apply.
@@ -144,7 +145,7 @@ def test_hand_posterior_verdicts(hand):
 
 def test_hand_posterior_numbers(hand):
     tree, design, draws = hand
-    res = mvvp.check(tree, design)
+    res = mvvp.check(tree, design, min_kappa=0.0)
     for step, name, op in ((1, "kappa", np.greater), (3, "test_retest", np.greater)):
         for judge in J:
             for bench in B:
@@ -166,7 +167,7 @@ def test_hand_posterior_numbers(hand):
     r4 = res.get(4, "k")
     assert r4.p_threshold_met == pytest.approx(0.5)
     assert [e.quantity for e in r4.related] == ["rank", "rank", "rank_shift"]
-    assert "no rank can move more than 1 positions" in r4.reason
+    assert "ranks among the 10 judges" in r4.reason
 
 
 def test_thresholds_and_prob_are_parameters(hand):
@@ -174,7 +175,10 @@ def test_thresholds_and_prob_are_parameters(hand):
     strict = mvvp.check(tree, design, min_kappa=0.3, max_position_bias=0.2, max_rank_shift=5)
     assert strict.get(1, "j", "P").verdict is INC  # kappa [0.2, 0.4] straddles 0.3
     assert strict.get(2, "k", "P").verdict is PASS  # [0.05, 0.15] < 0.2
-    assert strict.get(4, "j").verdict is PASS  # a shift of 5 is allowed
+    # a shift of 5 is allowed, but kappa is credibly below 0.3 on j/C
+    r4 = strict.get(4, "j")
+    assert r4.verdict is FAIL and "credibly below the step-1 floor" in r4.reason
+    assert mvvp.check(tree, design, min_kappa=-0.5, max_rank_shift=5).get(4, "j").verdict is PASS
     assert strict.config.min_kappa == 0.3
     narrow = mvvp.check(tree, design, prob=0.5)
     # The central 50% of kappa on j/C is [-0.05, 0.05]: still straddles 0.
@@ -195,7 +199,10 @@ def test_diagnostic_problems_reach_reasons_and_warnings(hand):
     bad.attrs["warnings"] = '["kappa: R-hat up to 1.2 (> 1.01) for 4 of 4 cells"]'
     res = mvvp.check(bad, design)
     assert res.warnings == ("kappa: R-hat up to 1.2 (> 1.01) for 4 of 4 cells",)
-    assert "diagnostics: R-hat" in res.get(1, "k", "C").reason
+    # a failed diagnostic on kappa withholds the PASS its interval would give
+    r1 = res.get(1, "k", "C")
+    assert r1.verdict is INC and "failed diagnostics (R-hat" in r1.reason
+    assert mvvp.check(tree, design).get(1, "k", "C").verdict is PASS
     assert "sampler diagnostics failed" in res.format()
 
 

@@ -55,8 +55,10 @@ def test_perfect_and_random_judges():
     m = true_metrics(random_judge(), PREF)
     assert m["kappa"] == pytest.approx(0.0, abs=1e-12)
     assert m["exact_match"] == pytest.approx(1 / 3)
-    # Runs re-decided independently: P(3 runs agree) = sum_v P(v)^3 = 3 (1/3)^3.
-    assert m["test_retest"] == pytest.approx(1 / 9)
+    # Runs re-decided independently: P(3 runs agree) = sum_v P(v)^3 = 3 (1/3)^3,
+    # and runs agree no more than chance: Krippendorff's alpha across runs is 0.
+    assert m["test_retest_share"] == pytest.approx(1 / 9)
+    assert m["test_retest"] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_closed_form_exact_match_and_kappa_of_a_simple_judge():
@@ -94,7 +96,7 @@ def test_position_bias_closed_form():
 
 def test_undefined_metrics_are_nan():
     one_run = true_metrics(JudgeParams(), preference_benchmark(runs=1))
-    assert math.isnan(one_run["test_retest"]) and math.isnan(one_run["alpha_runs"])
+    assert math.isnan(one_run["test_retest"]) and math.isnan(one_run["test_retest_share"])
     one_order = true_metrics(JudgeParams(), preference_benchmark(orders=("AB",)))
     assert math.isnan(one_order["flip_rate"]) and math.isnan(one_order["position_bias"])
     randomised = true_metrics(JudgeParams(), chosen_rejected_benchmark())

@@ -14,6 +14,7 @@ import numpy as np
 from judgestats.features import CONF, FEATURES, LABELS, VERDICTS, feature_index
 
 __all__ = [
+    "DIRECTION",
     "METRICS",
     "UNITS",
     "cohen_kappa",
@@ -212,7 +213,7 @@ _RATIOS: dict[str, tuple[str, str]] = {
     "agreement_s2": ("s2_hit", "s2_den"),
     "p_first": ("first_paired", "decisive_paired"),
     "flip_rate": ("flip", "pairs"),
-    "test_retest": ("tr_hit", "tr_den"),
+    "test_retest_share": ("tr_hit", "tr_den"),
     "self_consistency": ("sc_hit", "sc_den"),
     "run_agreement": ("pr_hit", "pr_den"),
     "two_trial_accuracy": ("tt_hit", "tt_den"),
@@ -225,13 +226,15 @@ METRICS: dict[str, str] = {
     "exact_match": "tie-excluded exact match with the human label",
     "kappa": "Cohen's kappa, judge vs human label (invalid is its own category)",
     "alpha": "Krippendorff's alpha (nominal), judge vs human label",
-    "deflation": "raw agreement minus kappa, on the same judgments (seed 002)",
+    "deflation": "tie-excluded exact match minus kappa (seed 002: dk = EM - kappa)",
+    "deflation_raw": "raw agreement (ties included) minus kappa, on the kappa table",
     "p_first": "P(first-presented response chosen), decisive verdicts of paired AB/BA runs",
     "position_bias": "|P(first) - 0.5|",
     "position_bias_signed": "P(first) - 0.5",
     "flip_rate": "share of runs whose verdict changes when the order is swapped",
     "order_consistency": "1 - flip rate",
-    "test_retest": "share of (item, order) units with an identical verdict in every run",
+    "test_retest": "Krippendorff's alpha (nominal) across runs, units (item, order)",
+    "test_retest_share": "share of (item, order) units with an identical verdict in every run",
     "self_consistency": "share of runs agreeing with their unit's majority verdict",
     "run_agreement": "share of agreeing pairs of runs",
     "two_trial_accuracy": "JudgeBench two-trial accuracy (net vote of both orders)",
@@ -239,8 +242,33 @@ METRICS: dict[str, str] = {
     "agreement_s1": "MT-Bench S1: orders combined per run (inconsistent = tie), 3 classes",
     "agreement_s2": "MT-Bench S2: as S1, over A/B labels and non-tie combined verdicts",
     "both_correct": "share of paired runs in which both orders chose the labelled response",
-    "alpha_runs": "Krippendorff's alpha (nominal) across runs, units (item, order)",
     "raw_agreement": "share of judgments equal to the human label, ties included (kappa's po)",
+}
+
+#: Which way each metric is better: ``"higher"``, ``"lower"``, or ``""`` where neither
+#: end is (P(first) is best at 0.5; a deflation describes the labels as much as the
+#: judge). Ranks (1 = best) need a direction.
+DIRECTION: dict[str, str] = {
+    "exact_match": "higher",
+    "kappa": "higher",
+    "alpha": "higher",
+    "deflation": "",
+    "p_first": "",
+    "position_bias": "lower",
+    "position_bias_signed": "",
+    "flip_rate": "lower",
+    "order_consistency": "higher",
+    "test_retest": "higher",
+    "test_retest_share": "higher",
+    "self_consistency": "higher",
+    "run_agreement": "higher",
+    "two_trial_accuracy": "higher",
+    "invalid_rate": "lower",
+    "agreement_s1": "higher",
+    "agreement_s2": "higher",
+    "both_correct": "higher",
+    "raw_agreement": "higher",
+    "deflation_raw": "",
 }
 
 #: Metric name → what its ``n`` (the denominator) counts.
@@ -249,12 +277,14 @@ UNITS: dict[str, str] = {
     "kappa": "judgments on labelled items",
     "alpha": "judgments on labelled items",
     "deflation": "judgments on labelled items",
+    "deflation_raw": "judgments on labelled items",
     "p_first": "decisive judgments in runs judged in both orders",
     "position_bias": "decisive judgments in runs judged in both orders",
     "position_bias_signed": "decisive judgments in runs judged in both orders",
     "flip_rate": "runs judged in both orders",
     "order_consistency": "runs judged in both orders",
-    "test_retest": "(item, order) units with two or more runs",
+    "test_retest": "pairable judgments (units with two or more runs)",
+    "test_retest_share": "(item, order) units with two or more runs",
     "self_consistency": "runs of units with two or more runs",
     "run_agreement": "pairs of runs within a unit",
     "two_trial_accuracy": "runs judged in both orders on A/B-labelled items",
@@ -262,7 +292,6 @@ UNITS: dict[str, str] = {
     "agreement_s1": "runs (orders combined) on labelled items",
     "agreement_s2": "runs (orders combined) with an A/B label and a non-tie verdict",
     "both_correct": "runs judged in both orders on A/B-labelled items",
-    "alpha_runs": "pairable judgments (units with two or more runs)",
     "raw_agreement": "judgments on labelled items",
 }
 
@@ -305,12 +334,15 @@ def derive(x: np.ndarray) -> dict[str, np.ndarray]:
     table = confusion(x)
     out["kappa"] = cohen_kappa(table)
     out["alpha"] = krippendorff_alpha_nominal(table)
-    out["alpha_runs"] = krippendorff_alpha_runs(x)
+    # Test-retest as the paper defines it: Krippendorff's alpha with runs as coders. It
+    # does not fall with the number of runs, as the share identical in every run does.
+    out["test_retest"] = krippendorff_alpha_runs(x)
     out["raw_agreement"] = _ratio(np.trace(table[..., :3], axis1=-2, axis2=-1), table.sum((-2, -1)))
-    # Deflation compares kappa with the raw agreement of the same table (seed 002's
-    # script: 0.850 - 0.471 = 37.9 pp); the tie-excluded exact match has other
-    # judgments in its denominator wherever humans give ties.
-    out["deflation"] = out["raw_agreement"] - out["kappa"]
+    # Deflation as the paper defines it, dk = EM - kappa with EM the tie-excluded exact
+    # match; seed 002's script subtracts kappa from the raw agreement of the kappa table
+    # (0.850 - 0.471 = 37.9 pp), kept as deflation_raw.
+    out["deflation"] = out["exact_match"] - out["kappa"]
+    out["deflation_raw"] = out["raw_agreement"] - out["kappa"]
     out["position_bias_signed"] = out["p_first"] - 0.5
     out["position_bias"] = np.abs(out["position_bias_signed"])
     out["order_consistency"] = 1 - out["flip_rate"]
@@ -332,7 +364,7 @@ def _denominator_feature(metric: str) -> str:
         "position_bias": "decisive_paired",
         "position_bias_signed": "decisive_paired",
         "order_consistency": "pairs",
-        "alpha_runs": "ra_n",
+        "test_retest": "ra_n",
     }.get(metric, "labelled")
 
 
@@ -398,8 +430,9 @@ def reasons(x: np.ndarray) -> dict[str, np.ndarray]:
     special = {
         "kappa": [labelled, (np.True_, _CHANCE_ONE)],
         "alpha": [labelled, (np.True_, _ONE_CATEGORY)],
-        "deflation": [labelled, (np.True_, _CHANCE_ONE)],
-        "alpha_runs": [empty("ra_n"), (np.True_, _ONE_CATEGORY)],
+        "deflation": [labelled, empty("em_den"), (np.True_, _CHANCE_ONE)],
+        "deflation_raw": [labelled, (np.True_, _CHANCE_ONE)],
+        "test_retest": [empty("ra_n"), (np.True_, _ONE_CATEGORY)],
     }
     out = {}
     for name, value in values.items():

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 import numpy as np
 import xarray as xr
 
+from judgestats.features import FEATURES
 from judgestats.models.derived import DerivedConfig, derived_quantities
 from judgestats.tally import LABEL_NAMES, Tally, tally
 
@@ -48,6 +49,21 @@ class FitData:
         t = data if isinstance(data, Tally) else tally(data)
         judges = tuple(j for j in t.judges if any(j in b.judges for b in t))
         return cls(t, judges, tuple(t.benchmarks))
+
+    def support(self) -> xr.DataArray:
+        """Observed item features summed per judge and benchmark (zeros where absent)."""
+        out = np.zeros((len(self.judges), len(self.benchmarks), len(FEATURES)))
+        for b, bt in enumerate(self.tally):
+            out[[self.judges.index(j) for j in bt.judges], b] = bt.feature_sums()
+        return xr.DataArray(
+            out,
+            dims=("judge", "benchmark", "feature"),
+            coords={
+                "judge": list(self.judges),
+                "benchmark": list(self.benchmarks),
+                "feature": list(FEATURES),
+            },
+        )
 
     def constant_data(self) -> xr.Dataset:
         """Items per judge and benchmark, and items per label and benchmark."""
@@ -136,7 +152,7 @@ class JudgeModel:
         # are expected sums, so that sample-size terms (Krippendorff's 2N - 1) match
         # the closed-form estimate on the same data.
         features = features * constant["n_items"].astype(float)
-        posterior = derived_quantities(features, self.derived)
+        posterior = derived_quantities(features, self.derived, fit_data.support())
         hyper = groups.pop("hyper", None)
         if hyper is not None:
             posterior = posterior.merge(hyper)

@@ -3,17 +3,21 @@
 Two methods, same output:
 
 ``"bootstrap"`` (default)
-    The Bayesian bootstrap over items (Rubin 1981): each draw gives the items of a
-    benchmark Dirichlet(1, ..., 1) weights, *shared by every judge and metric*, and
-    each judge's expected item features are the weighted means of its items'
-    features. An item keeps all its orders and runs, so replicate correlation is
-    respected; judges rated on the same items keep their pairing, so ranks and rank
-    shifts are not made noisier than they are.
+    The Bayesian bootstrap over items (Rubin 1981) with a Dirichlet-process prior
+    (:mod:`judgestats.models.prior`): each draw gives the items of a benchmark
+    Dirichlet(1, ..., 1, alpha) weights, *shared by every judge and metric*, the last
+    one going to a novel item drawn from the base measure, and each judge's expected
+    item features are the weighted means of its items' features. An item keeps all
+    its orders and runs, so replicate correlation is respected; judges rated on the
+    same items keep their pairing, so ranks and rank shifts are not made noisier
+    than they are. Every reachable verdict pattern keeps prior mass, so no interval
+    collapses to a point because a pattern was not seen.
 ``"dirichlet"``
-    Conjugate Dirichlet posteriors, judge by judge: the distribution of an item's
-    verdict pattern given its human label is Dirichlet(prior + counts), and the label
-    shares of the benchmark are Dirichlet(prior + item counts). Independent across
-    judges (no pairing), and it adds a prior; useful as a check of the bootstrap.
+    Conjugate posteriors, judge by judge, under the same prior: the distribution of
+    an item's verdict pattern given its human label is ``DP(alpha / L * G0 +
+    counts)`` (``L`` labels present), and the label shares of the benchmark are
+    Dirichlet(alpha / L + item counts). Independent across judges (no pairing);
+    useful as a check of the bootstrap.
 """
 
 from __future__ import annotations
@@ -25,6 +29,13 @@ import xarray as xr
 
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData, JudgeModel
+from judgestats.models.prior import (
+    DEFAULT_CONCENTRATION,
+    BasePatterns,
+    base_patterns,
+    dirichlet_with_novel,
+    dp_feature_draws,
+)
 from judgestats.tally import LABEL_CODES, BenchmarkTally
 
 __all__ = ["ExactConfig", "ExactModel"]
@@ -43,15 +54,15 @@ class ExactConfig:
     chains : int
         Independent chains (the draws are independent; chains only let R-hat and
         ESS be computed as for MCMC).
-    prior : float
-        Total prior mass of the symmetric Dirichlet priors of the ``"dirichlet"``
-        method (spread evenly over patterns and over labels).
+    prior : float, default 1.0
+        Concentration ``alpha`` of the Dirichlet-process prior, in pseudo-items
+        (see :mod:`judgestats.models.prior`).
     """
 
     method: str = "bootstrap"
     draws: int = 1000
     chains: int = 2
-    prior: float = 1.0
+    prior: float = DEFAULT_CONCENTRATION
 
     def __post_init__(self) -> None:
         if self.method not in ("bootstrap", "dirichlet"):
@@ -69,23 +80,40 @@ def _item_features(bt: BenchmarkTally) -> np.ndarray:
     return np.where((bt.item_pattern >= 0)[..., None], f, 0.0)
 
 
-def _bootstrap(bt: BenchmarkTally, n: int, rng: np.random.Generator) -> np.ndarray:
-    weights = rng.dirichlet(np.ones(len(bt.items)), size=n)  # (draw, item)
+def _novel(
+    bt: BenchmarkTally, base: BasePatterns, shape: tuple[int, ...], alpha: float, rng
+) -> np.ndarray:
+    """Return the expected features of a novel item under ``P_new ~ DP(alpha, G0)``."""
+    n_labels = len(base.labels)
+    atoms = base.features[:, base.labels, :].reshape(-1, len(FEATURES))
+    prob = np.repeat(base.prob, n_labels) / n_labels
+    return dp_feature_draws(atoms, prob, shape, alpha, rng)
+
+
+def _bootstrap(bt: BenchmarkTally, n: int, rng: np.random.Generator, alpha: float) -> np.ndarray:
+    weights, novel = dirichlet_with_novel(len(bt.items), n, alpha, rng)  # shared by judges
     f = _item_features(bt)  # (judge, item, feature)
-    return np.einsum("di,jif->djf", weights, f, optimize=True)
+    observed = np.einsum("di,jif->djf", weights, f, optimize=True)
+    new = _novel(bt, base_patterns(bt), (n, len(bt.judges)), alpha, rng)
+    return observed + novel[:, None, None] * new
 
 
-def _dirichlet(bt: BenchmarkTally, n: int, rng: np.random.Generator, prior: float) -> np.ndarray:
-    k = bt.patterns.shape[0]
+def _dirichlet(bt: BenchmarkTally, n: int, rng: np.random.Generator, alpha: float) -> np.ndarray:
+    base = base_patterns(bt)
     labels = bt.label_counts().astype(float)
-    share = rng.dirichlet(labels + prior / len(labels), size=n)  # (draw, label)
+    present = base.labels
+    a = alpha / len(present)  # G0's label is uniform over the labels present
+    share = np.zeros((n, len(labels)))
+    share[:, present] = rng.dirichlet(labels[present] + a, size=n)
     out = np.zeros((n, len(bt.judges), len(FEATURES)))
-    for j in range(len(bt.judges)):
-        for li in range(len(LABEL_CODES)):
-            if labels[li] == 0:
-                continue
-            theta = rng.dirichlet(bt.counts[j, li] + prior / k, size=n)  # (draw, pattern)
-            out[:, j] += share[:, li, None] * (theta @ bt.features[:, li, :])
+    for li in present:
+        new = dp_feature_draws(base.features[:, li, :], base.prob, (n, len(bt.judges)), a, rng)
+        for j in range(len(bt.judges)):
+            # DP(a G0 + counts): Dirichlet(counts, a) over the seen patterns and P_new
+            g = rng.gamma(np.r_[bt.counts[j, li], a], size=(n, bt.counts.shape[-1] + 1))
+            theta = g / g.sum(1, keepdims=True)
+            expected = theta[:, :-1] @ bt.features[:, li, :] + theta[:, -1:] * new[:, j]
+            out[:, j] += share[:, li, None] * expected
     return out
 
 
@@ -116,7 +144,7 @@ class ExactModel(JudgeModel):
         out = np.full((n, len(data.judges), len(data.benchmarks), len(FEATURES)), np.nan)
         for b, bt in enumerate(data.tally):
             if cfg.method == "bootstrap":
-                draws = _bootstrap(bt, n, rng)
+                draws = _bootstrap(bt, n, rng, cfg.prior)
             else:
                 draws = _dirichlet(bt, n, rng, cfg.prior)
             idx = [data.judges.index(j) for j in bt.judges]

@@ -71,6 +71,12 @@ from scipy import sparse
 
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData, JudgeModel
+from judgestats.models.prior import (
+    DEFAULT_CONCENTRATION,
+    BasePatterns,
+    base_patterns,
+    dp_feature_draws,
+)
 from judgestats.models.traits import TRAITS, split_loadings
 from judgestats.models.tree import LEVELS, PatternTree, pattern_tree
 from judgestats.tally import LABEL_NAMES, BenchmarkTally
@@ -110,6 +116,10 @@ class HierarchicalConfig:
         judges of a benchmark, in log-odds per sd of the trait's item feature.
     cores : int
         Chains sampled in parallel.
+    prior : float, default 1.0
+        Concentration of the Dirichlet process that the items of each tree's novel
+        leaf follow (see :mod:`judgestats.models.prior`); the novel leaf's mass itself
+        is a split of the tree like any other.
     """
 
     draws: int = 1000
@@ -123,6 +133,7 @@ class HierarchicalConfig:
     log_kappa_spread: float = 0.3
     trait_sigma: float = 1.0
     cores: int = 2
+    prior: float = DEFAULT_CONCENTRATION
 
     def __post_init__(self) -> None:
         if min(self.draws, self.tune, self.chains, self.cores) < 1:
@@ -161,6 +172,8 @@ class _Layout:
     node_path: sparse.csr_array  # (node, entry) entries on the path from the root to a node
     loadings: np.ndarray  # (split, trait) shift of each split's log-odds per unit trait
     cell_items: np.ndarray  # (judge, cell) items of each judge in each cell
+    leaf_features: list[np.ndarray]  # per cell (K + 1, feature): patterns, then G0's mean
+    bases: list[BasePatterns]  # per benchmark: the base measure of the novel leaf
 
     @property
     def n_splits(self) -> int:
@@ -214,23 +227,31 @@ def _apply_pt(x, matrix: sparse.csr_array):
     return pt.inc_subtensor(pt.zeros(matrix.shape[0])[coo.row], x[coo.col])
 
 
+def _with_novel(counts: np.ndarray) -> np.ndarray:
+    """Pattern counts with a zero column for the novel leaf (never observed)."""
+    return np.concatenate([counts, np.zeros((*counts.shape[:-1], 1), counts.dtype)], -1)
+
+
 def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
-    cells, trees, e_off, counts = [], [], [], []
+    cells, trees, e_off, counts, leaf_features, bases = [], [], [], [], [], []
     split_entry, split_level, split_cell, entry_split, split_node = [], [], [], [], []
     node_paths, entry_node = [], []
     n_e = n_n = 0
     for b, bt in enumerate(data.tally):
         tree = pattern_tree(
-            bt.patterns, bt.counts.sum((0, 1)), config.rare_per_judge * len(bt.judges)
+            bt.patterns, bt.counts.sum((0, 1)), config.rare_per_judge * len(bt.judges), novel=True
         )
+        base = base_patterns(bt)
+        bases.append(base)
         rows = [data.judges.index(j) for j in bt.judges]
         for li in _cells(bt):
             c = len(cells)
             cells.append((b, li))
             trees.append(tree)
             e_off.append(n_e)
+            leaf_features.append(np.vstack([bt.features[:, li, :], base.mean_features(li)]))
             y = np.zeros((len(data.judges), tree.n_entries))
-            y[rows] = tree.entry_counts(bt.counts[:, li, :])
+            y[rows] = tree.entry_counts(_with_novel(bt.counts[:, li, :]))
             counts.append(y)
             last = np.r_[tree.entry_node[1:] != tree.entry_node[:-1], True]
             for e in range(tree.n_entries):
@@ -270,8 +291,8 @@ def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
         cell_items[[data.judges.index(j) for j in bt.judges], c] = bt.counts[:, li].sum(-1)
         loadings[s_idx] = split_loadings(
             tree,
-            bt.counts[:, li, :].sum(0),
-            bt.features[:, li, :],
+            _with_novel(bt.counts[:, li, :].sum(0)),
+            leaf_features[c],
             split_entry_arr[s_idx] - e_off[c],
             later[s_idx, sl],
         )
@@ -290,6 +311,8 @@ def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
         sparse.csr_array(node_path),
         loadings,
         cell_items,
+        leaf_features,
+        bases,
     )
 
 
@@ -495,8 +518,13 @@ class HierarchicalModel(JudgeModel):
             for c, (bi, li) in enumerate(lay.cells):
                 bt, tree = tallies[bi], lay.trees[c]
                 sl = slice(lay.entry_offset[c], lay.entry_offset[c] + tree.n_entries)
-                theta = tree.leaf_probabilities(entry_p[:, rows[bi], sl])  # (draw, judge, k)
-                block = shares[bi][ch, :, li, None, None] * (theta @ bt.features[:, li, :])
+                theta = tree.leaf_probabilities(entry_p[:, rows[bi], sl])  # (draw, judge, k+1)
+                base = lay.bases[bi]
+                novel = dp_feature_draws(  # the novel leaf's items: P_new ~ DP(alpha, G0)
+                    base.features[:, li, :], base.prob, theta.shape[:2], cfg.prior, rng
+                )
+                expected = theta[..., :-1] @ bt.features[:, li, :] + theta[..., -1:] * novel
+                block = shares[bi][ch, :, li, None, None] * expected
                 chain_out[:, rows[bi], bi, :] += block
         coords = {
             "chain": np.arange(n_chain),

@@ -19,7 +19,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-__all__ = ["DEFAULT_THRESHOLDS", "REPORTED", "diagnose", "summarize"]
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "MAX_RHAT",
+    "MIN_ESS",
+    "REPORTED",
+    "diagnose",
+    "ess_floor",
+    "summarize",
+]
 
 #: Quantity → (direction, value): P(quantity ``direction`` value) is reported.
 DEFAULT_THRESHOLDS: dict[str, tuple[str, float]] = {
@@ -47,6 +55,16 @@ REPORTED: tuple[str, ...] = (
 _SAMPLE = ("chain", "draw")
 MIN_ESS = 400
 MAX_RHAT = 1.01
+
+
+def ess_floor(n_samples: int) -> float:
+    """Return the bulk ESS a quantity needs, given the number of draws.
+
+    :data:`MIN_ESS`, but at most half of what was drawn: independent draws (the exact
+    tier) have an ESS near their number, and a short run is not flagged for being
+    short. Read by :func:`diagnose`, the MVVP check and the report alike.
+    """
+    return float(min(MIN_ESS, n_samples / 2))
 
 
 def _diagnostics(ds: xr.Dataset) -> tuple[xr.Dataset, xr.Dataset, xr.Dataset]:
@@ -92,9 +110,7 @@ def diagnose(tree: xr.DataTree, names: Sequence[str] = REPORTED) -> list[str]:
             problems.append(f"{n_div} divergent transitions: the posterior may be biased")
     sub = post[names]
     rhat, ess_bulk, _ = _diagnostics(sub)
-    # independent draws (the exact tier) have an ESS near their number: ask for at
-    # most half of what was drawn, so a short run is not flagged for being short
-    min_ess = min(MIN_ESS, sub.sizes.get("chain", 1) * sub.sizes.get("draw", 1) / 2)
+    min_ess = ess_floor(sub.sizes.get("chain", 1) * sub.sizes.get("draw", 1))
     for name in names:
         const = _constant(sub[name]) | sub[name].isnull().all(_SAMPLE)
         bad_r = (rhat[name] > MAX_RHAT) & ~const

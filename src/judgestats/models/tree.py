@@ -118,7 +118,9 @@ def _decision(patterns: np.ndarray) -> np.ndarray:
     return np.where(counts.sum(-1) > 0, mode, Verdict.MISSING)
 
 
-def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) -> PatternTree:
+def pattern_tree(
+    patterns: np.ndarray, weights: np.ndarray, min_count: float, novel: bool = False
+) -> PatternTree:
     """Build the Dirichlet tree of a benchmark's distinct patterns.
 
     Parameters
@@ -132,6 +134,10 @@ def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) ->
         two or more rare children they are grouped under a node of their own (level
         ``rare``), so that categories too rare to show differences between
         judges do not decide how strongly the frequent ones are pooled.
+    novel : bool, default False
+        Add a leaf ``K`` (after the ``K`` patterns) under the root for items whose
+        pattern is drawn from the base measure (:mod:`judgestats.models.prior`): it
+        keeps prior mass on every pattern the data have not shown.
 
     Returns
     -------
@@ -154,6 +160,10 @@ def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) ->
             if child not in kids:
                 kids.append(child)
             weight[child] = weight.get(child, 0.0) + float(weights[i])
+    if novel:
+        children.setdefault(("root",), []).append(("leaf", k))
+        level_of[("root",)] = 0
+        weight[("leaf", k)] = 0.0
     for parent in list(children):
         kids = children[parent]
         rare = [c for c in kids if weight[c] < min_count]
@@ -185,13 +195,14 @@ def pattern_tree(patterns: np.ndarray, weights: np.ndarray, min_count: float) ->
             node = parent
         return edges
 
-    paths = [path(("leaf", i)) for i in range(k)]
+    n_leaves = k + int(novel)
+    paths = [path(("leaf", i)) for i in range(n_leaves)]
     node_keys = [p for p, kids in children.items() if len(kids) >= 2]
     node_path = np.zeros((len(node_keys), len(entry_node)))
     for n, key in enumerate(node_keys):
         node_path[n, path(key)] = 1.0
     depth = max((len(p) for p in paths), default=0)
-    leaf_entries = np.full((k, max(depth, 1)), -1, dtype=np.int64)
+    leaf_entries = np.full((n_leaves, max(depth, 1)), -1, dtype=np.int64)
     for i, edges in enumerate(paths):
         leaf_entries[i, : len(edges)] = edges
     return PatternTree(

@@ -12,32 +12,48 @@ quantity with a threshold that names its good side:
 
 ``p_threshold_met`` is the posterior probability of the good side.
 
+Evidence
+--------
+A verdict needs evidence. Every step counts what it is measured on (labelled items,
+items judged in both orders, (item, order) units judged in at least ``min_runs``
+runs); with none the step is NOT MEASURED, and with fewer than ``min_items`` a PASS
+or FAIL that the interval would give is withheld: INCONCLUSIVE, the count in the
+reason. A failed sampler diagnostic (R-hat above 1.01, bulk ESS below its floor)
+on the quantity a step decides by likewise turns its PASS or FAIL into
+INCONCLUSIVE, naming the diagnostic.
+
 The steps
 ---------
 1. *Chance-correct* (per judge × benchmark): Cohen's kappa against the human label,
-   good side ``kappa > min_kappa`` (default 0: better than chance; 0.40 is
-   "moderate" agreement). Krippendorff's alpha, tie-excluded exact match and the
-   deflation (raw agreement minus kappa) are reported beside it. NOT MEASURED when
-   the benchmark has no human (or gold) labels on the judge's items, or kappa is
+   good side ``kappa > min_kappa`` (default 0.40, "moderate" agreement on the
+   Landis–Koch scale). Better than chance, P(kappa > 0), is reported in the reason,
+   not passed; Krippendorff's alpha, tie-excluded exact match and the deflation
+   (exact match minus kappa) are reported beside it. NOT MEASURED when the
+   benchmark has no human (or gold) labels on the judge's items, or kappa is
    undefined (one category only).
 2. *Swap positions* (per judge × benchmark): position bias ``|P(first) - 0.5|``
    over runs judged in both orders, good side ``< max_position_bias`` (0.10).
    NOT MEASURED when the logs lack one of the orders ``AB``/``BA`` (or record the
    order as ``"unknown"``), or the judge has no item judged in both.
-3. *Replicate* (per judge × benchmark): test-retest, the share of (item, order)
-   units with the same verdict in every run, good side ``> min_test_retest``.
-   The protocol asks for at least ``min_runs`` (3) runs: with fewer the step is
-   NOT MEASURED (a test-retest from two runs is still shown). The protocol sets no
-   floor; the default 0.80 is judgestats' (Krippendorff's conventional floor for
-   reliable data); ``min_test_retest=0`` only requires that it be measured.
+3. *Replicate* (per judge × benchmark): test-retest, Krippendorff's alpha across
+   runs (units (item, order), runs as coders; it does not change with the number of
+   runs), good side ``> min_test_retest`` (0.80, Krippendorff's floor for reliable
+   data). It is measured on the units judged in at least ``min_runs`` (3) runs, as
+   the protocol asks, and says how many; with none the step is NOT MEASURED. The
+   share of units identical in every run is reported beside it, with the run count.
 4. *Cross-validate* (per judge): the judge must have kappa on at least
    ``min_benchmarks`` (2) benchmarks spanning preference-style and
    correctness-style labels, else NOT MEASURED. The quantity is the judge's largest
    absolute rank shift between any two of its benchmarks (ranks by
-   ``DerivedConfig.rank_by``, kappa by default, computed per draw), good side
-   ``<= max_rank_shift`` (3 positions: seed 002 counts shifts of four or more as
-   large). Ranks per benchmark and rank shifts per pair are reported beside it,
-   with intervals. With fewer than ``max_rank_shift + 2`` judges no shift can fail.
+   ``DerivedConfig.rank_by``, 1 = best, among the judges ranked on both
+   benchmarks, per draw), good side ``<= max_rank_shift`` (3 positions: seed 002
+   counts shifts of four or more as large). A rank is relative, so the step also
+   asks that the judge's kappa clear the step-1 floor on each of those
+   benchmarks: a judge that collapses together with the cohort keeps its rank. It
+   FAILs when the shift does or step 1 FAILs on one of them, PASSes only when the
+   shift PASSes and step 1 PASSes on every one. NOT MEASURED when fewer than
+   ``max_rank_shift + 2`` judges are ranked on both benchmarks of every pair (no
+   shift could fail).
 5. *Audit the paradox* (per judge × benchmark): the consistency-bias paradox is
    test-retest above ``paradox_test_retest`` (0.95) *and* position bias above
    ``paradox_position_bias`` (0.10) in the same draw. With ``tail = (1 - prob) / 2``:
@@ -45,10 +61,10 @@ The steps
    0.95: the audit does not apply), FAIL when P(paradox) >= 1 - tail (the
    paradox is credible), INCONCLUSIVE otherwise; the same rule as an interval,
    applied to the joint event. P(test-retest > 0.95) and P(position bias > 0.10)
-   are reported beside it. NOT MEASURED when test-retest or position bias is.
+   are reported beside it. NOT MEASURED when step 2 or step 3 is, and the evidence
+   rule of both applies.
 
-A failed sampler diagnostic does not change a verdict; it is appended to the
-reason of the results it concerns and kept in :attr:`MVVPResult.warnings`.
+Failed diagnostics are also kept in :attr:`MVVPResult.warnings`.
 """
 
 from __future__ import annotations
@@ -63,7 +79,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from judgestats.models.summary import MAX_RHAT, MIN_ESS
+from judgestats.models.summary import MAX_RHAT, ess_floor
 from judgestats.mvvp.design import Design
 from judgestats.mvvp.result import (
     Estimate,
@@ -88,6 +104,7 @@ SUMMARY_QUANTITIES: tuple[str, ...] = (
     "position_bias_signed",
     "flip_rate",
     "test_retest",
+    "test_retest_share",
     "self_consistency",
     "invalid_rate",
     "rank",
@@ -108,14 +125,18 @@ class MVVPConfig:
     ----------
     prob : float, default 0.95
         Probability of the equal-tailed intervals the verdicts read.
-    min_kappa : float, default 0.0
-        Step 1: kappa must exceed it (0: better than chance).
+    min_items : int, default 30
+        Evidence every PASS or FAIL needs: labelled items (step 1), items judged in
+        both orders (step 2), (item, order) units with ``min_runs`` runs (step 3).
+    min_kappa : float, default 0.40
+        Step 1: kappa must exceed it ("moderate" on the Landis–Koch scale; 0 would
+        only ask for better than chance).
     max_position_bias : float, default 0.10
         Step 2: position bias must stay below it.
     min_runs : int, default 3
         Step 3: runs needed per item.
     min_test_retest : float, default 0.80
-        Step 3: test-retest must exceed it (0: only measure it).
+        Step 3: test-retest (Krippendorff's alpha across runs) must exceed it.
     min_benchmarks : int, default 2
         Step 4: labelled benchmarks needed per judge.
     max_rank_shift : float, default 3
@@ -126,7 +147,8 @@ class MVVPConfig:
     """
 
     prob: float = 0.95
-    min_kappa: float = 0.0
+    min_items: int = 30
+    min_kappa: float = 0.40
     max_position_bias: float = 0.10
     min_runs: int = 3
     min_test_retest: float = 0.80
@@ -144,10 +166,12 @@ class MVVPConfig:
                 raise ValueError(f"{name}={value!r}; position bias lies in [0, 0.5]")
         for name in ("min_test_retest", "paradox_test_retest"):
             value = getattr(self, name)
-            if not 0 <= value <= 1:
-                raise ValueError(f"{name}={value!r}; test-retest lies in [0, 1]")
+            if not -1 <= value <= 1:
+                raise ValueError(f"{name}={value!r}; test-retest (an alpha) lies in [-1, 1]")
         if not -1 <= self.min_kappa < 1:
             raise ValueError(f"min_kappa={self.min_kappa!r}; must be in [-1, 1)")
+        if self.min_items < 1:
+            raise ValueError(f"min_items={self.min_items!r}; must be at least 1")
         if self.min_runs < 2:
             raise ValueError(f"min_runs={self.min_runs!r}; test-retest needs at least 2 runs")
         if self.min_benchmarks < 2:
@@ -258,6 +282,7 @@ class _Posterior:
 
         self.post = tree["posterior"].to_dataset()
         self.config = config
+        self.model = str(tree.attrs.get("model", ""))
         names = [n for n in SUMMARY_QUANTITIES if n in self.post]
         thresholds = {
             "kappa": (">", config.min_kappa),
@@ -269,6 +294,9 @@ class _Posterior:
             # Constant draws (a rank that never moves) make R-hat 0/0: NaN, not news.
             warnings.simplefilter("ignore", RuntimeWarning)
             self.summary = summarize(tree, var_names=names, prob=config.prob, thresholds=thresholds)
+        n_samples = self.post.sizes.get("chain", 1) * self.post.sizes.get("draw", 1)
+        self.min_ess = ess_floor(n_samples)
+        self.summary.attrs["min_ess"] = self.min_ess
         self.rows: dict[tuple[str, str | None, str | None], dict[str, Any]] = {}
         for rec in self.summary.to_dict(orient="records"):
             where = _key(rec.get("benchmark")) or _key(rec.get("benchmark_pair"))
@@ -296,6 +324,22 @@ class _Posterior:
     def draws(self, name: str, **sel: str) -> np.ndarray:
         return self.post[name].sel(sel).transpose(*_SAMPLE, ...).values
 
+    def diagnostics(self, rec: dict[str, Any] | None) -> str:
+        """Say which sampler diagnostic of a summary row failed (``""`` if none).
+
+        The exact tier's draws are independent and exact: R-hat and ESS describe a
+        sampler, and there is none to doubt.
+        """
+        if rec is None or self.model == "exact":
+            return ""
+        notes = []
+        if np.isfinite(rec["r_hat"]) and rec["r_hat"] > MAX_RHAT:
+            notes.append(f"R-hat {rec['r_hat']:.3f} > {MAX_RHAT}")
+        ess = rec["ess_bulk"]
+        if np.isfinite(ess) and ess < self.min_ess and np.isfinite(rec["r_hat"]):
+            notes.append(f"bulk ESS {ess:.0f} < {self.min_ess:g}")
+        return f"failed diagnostics ({', '.join(notes)})" if notes else ""
+
 
 def _key(value: Any) -> str | None:
     if value is None or (isinstance(value, float) and np.isnan(value)):
@@ -303,15 +347,18 @@ def _key(value: Any) -> str | None:
     return str(value)
 
 
-def _diagnostic_note(rec: dict[str, Any] | None) -> str:
-    if rec is None:
-        return ""
-    notes = []
-    if np.isfinite(rec["r_hat"]) and rec["r_hat"] > MAX_RHAT:
-        notes.append(f"R-hat {rec['r_hat']:.3f}")
-    if np.isfinite(rec["ess_bulk"]) and rec["ess_bulk"] < MIN_ESS and np.isfinite(rec["r_hat"]):
-        notes.append(f"bulk ESS {rec['ess_bulk']:.0f}")
-    return f" (diagnostics: {', '.join(notes)}; treat with care)" if notes else ""
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _withheld(verdict: StepVerdict, reason: str, holds: Sequence[str]) -> tuple[StepVerdict, str]:
+    """Turn a PASS or FAIL into INCONCLUSIVE when the evidence or a diagnostic falls short."""
+    holds = [h for h in holds if h]
+    if not holds:
+        return verdict, reason
+    if verdict in (StepVerdict.PASS, StepVerdict.FAIL):
+        return StepVerdict.INCONCLUSIVE, f"{'; '.join(holds)}: {verdict.value} withheld ({reason})"
+    return verdict, f"{reason}; {'; '.join(holds)}"
 
 
 class _Checker:
@@ -328,6 +375,12 @@ class _Checker:
         self.n_items = n_items.values
 
     # -- helpers -------------------------------------------------------------------
+    def _short(self, n: int, what: str) -> str:
+        """Return the evidence note when ``n`` is below ``min_items`` (``""`` otherwise)."""
+        if n >= self.config.min_items:
+            return ""
+        return f"only {n} {what} (at least {self.config.min_items} are needed: min_items)"
+
     def _interval_result(
         self,
         step: Step,
@@ -337,8 +390,14 @@ class _Checker:
         related: Sequence[Estimate | None] = (),
         not_measured: str = "",
         rec: dict[str, Any] | None = None,
+        holds: Sequence[str] = (),
+        note: str = "",
     ) -> StepResult:
-        """Decide a step by the interval of ``quantity`` against the step's threshold."""
+        """Decide a step by the interval of ``quantity`` against the step's threshold.
+
+        ``holds`` are reasons to withhold a PASS or FAIL (too little evidence); a failed
+        diagnostic of ``quantity`` is one too. ``note`` is appended to the reason.
+        """
         threshold = self.config.thresholds[step]
         rec = rec if rec is not None else self.p.row(quantity, judge, bench)
         est, lo, hi, p_met = (np.nan,) * 4
@@ -352,7 +411,7 @@ class _Checker:
                 reason = f"{quantity} is undefined for these data"
             else:
                 reason = _INTERVAL_WORDS[verdict].format(p=self.prob_text, t=threshold)
-                reason += _diagnostic_note(rec)
+                verdict, reason = _withheld(verdict, reason, [*holds, self.p.diagnostics(rec)])
         return StepResult(
             step,
             judge,
@@ -365,7 +424,7 @@ class _Checker:
             str(threshold),
             p_met,
             verdict,
-            reason,
+            reason + note,
             tuple(e for e in related if e is not None and np.isfinite(e.estimate)),
         )
 
@@ -373,13 +432,24 @@ class _Checker:
     def chance_correct(self, judge: str, bench: str) -> StepResult:
         cell = self.design.cell(judge, bench)
         related = [self.p.estimate(n, judge, bench) for n in ("alpha", "exact_match", "deflation")]
-        why = ""
+        why, note = "", ""
         if cell["labelled"] == 0:
             why = f"no human or gold labels on {bench}: kappa needs labelled items"
         elif not np.isfinite(self._value("kappa", judge, bench)):
             why = "kappa is undefined: chance agreement is 1 (one category only)"
+        else:
+            kappa = self.p.draws("kappa", judge=judge, benchmark=bench)
+            p_chance = float(np.mean(kappa[np.isfinite(kappa)] > 0))
+            note = f"; better than chance: P(kappa > 0) = {p_chance:.3f}"
         return self._interval_result(
-            Step.CHANCE_CORRECT, judge, bench, "kappa", related, not_measured=why
+            Step.CHANCE_CORRECT,
+            judge,
+            bench,
+            "kappa",
+            related,
+            not_measured=why,
+            holds=[self._short(cell["labelled"], "labelled items")],
+            note=note,
         )
 
     def swap_positions(self, judge: str, bench: str) -> StepResult:
@@ -401,25 +471,62 @@ class _Checker:
             why = "no decisive verdict in runs judged in both orders"
         related = [self.p.estimate(n, judge, bench) for n in ("position_bias_signed", "flip_rate")]
         return self._interval_result(
-            Step.SWAP_POSITIONS, judge, bench, "position_bias", related, not_measured=why
+            Step.SWAP_POSITIONS,
+            judge,
+            bench,
+            "position_bias",
+            related,
+            not_measured=why,
+            holds=[self._short(cell["paired_items"], "items judged in both orders")],
         )
 
     def replicate(self, judge: str, bench: str) -> StepResult:
+        cfg = self.config
         runs = self.design.cell(judge, bench)["runs"]
+        units = self.design.units_with_runs(judge, bench, cfg.min_runs)
         why = ""
-        if runs < self.config.min_runs:
+        if units == 0:
             why = (
-                f"{runs} run{'s' if runs != 1 else ''} per item on {bench}: the protocol "
-                f"needs at least {self.config.min_runs} independent runs for test-retest"
+                f"at most {_plural(runs, 'run')} per item and order on {bench}: the protocol "
+                f"needs at least {cfg.min_runs} independent runs for test-retest"
             )
         elif not np.isfinite(self._value("test_retest", judge, bench)):
-            why = "test-retest is undefined: no (item, order) judged in two or more runs"
-        related = [self.p.estimate("self_consistency", judge, bench)]
+            why = "test-retest is undefined: every run gave the same single verdict category"
+        share = self.p.estimate("test_retest_share", judge, bench, label_where=f"{runs} runs")
+        related = [share, self.p.estimate("self_consistency", judge, bench)]
+        note = (
+            ""
+            if why
+            else (
+                f"; measured on {_plural(units, 'unit')} (item, order) with at least "
+                f"{cfg.min_runs} runs"
+            )
+        )
         return self._interval_result(
-            Step.REPLICATE, judge, bench, "test_retest", related, not_measured=why
+            Step.REPLICATE,
+            judge,
+            bench,
+            "test_retest",
+            related,
+            not_measured=why,
+            holds=[self._short(units, f"(item, order) units with {cfg.min_runs}+ runs")],
+            note=note,
         )
 
-    def cross_validate(self, judge: str) -> StepResult:
+    def _pair_judges(self, pairs: Sequence[str]) -> int:
+        """Return the most judges ranked on both benchmarks of any of ``pairs``."""
+        post = self.p.post
+        if "pair_judges" in post.coords:
+            counts = post["pair_judges"].sel(benchmark_pair=list(pairs)).values
+            return int(counts.max(initial=0))
+        both = [
+            int(((self.n_items[:, self.benchmarks.index(a)] > 0)
+                 & (self.n_items[:, self.benchmarks.index(b)] > 0)).sum())
+            for a, b in (p.split(" -> ") for p in pairs)
+        ]  # fmt: skip
+        return max(both, default=0)
+
+    def cross_validate(self, judge: str, step1: Sequence[StepResult]) -> StepResult:
         cfg = self.config
         benches = [
             b
@@ -432,6 +539,8 @@ class _Checker:
             self.p.estimate("rank", judge, b, label_where=b) for b in benches
         ]
         why = ""
+        pairs = self._pairs(benches) if len(benches) >= 2 else []
+        n_pair = self._pair_judges(pairs) if pairs else 0
         if len(benches) < cfg.min_benchmarks:
             listed = ", ".join(benches) or "none"
             why = (
@@ -446,9 +555,17 @@ class _Checker:
                 f"{' and '.join(sorted(kinds)) or 'no'} labels: add a benchmark with "
                 f"{missing}-style labels"
             )
-        rec = None
+        elif n_pair - 1 <= cfg.max_rank_shift:
+            why = (
+                f"at most {n_pair} judges are ranked on both benchmarks of a pair: no rank "
+                f"can shift by more than {max(n_pair - 1, 0)} positions, so a shift above "
+                f"{cfg.max_rank_shift:g} cannot be seen (at least "
+                f"{int(cfg.max_rank_shift) + 2} judges are needed)"
+            )
+        rec, note = None, ""
+        failed: list[str] = []
+        unsure: list[str] = []
         if not why:
-            pairs = self._pairs(benches)
             related += [self.p.estimate("rank_shift", judge, p, label_where=p) for p in pairs]
             shift = np.abs(self.p.draws("rank_shift", judge=judge, benchmark_pair=pairs))
             with warnings.catch_warnings():
@@ -464,6 +581,10 @@ class _Checker:
                 "r_hat": np.nan,
                 "ess_bulk": np.nan,
             }
+            own = {r.benchmark: r.verdict for r in step1 if r.benchmark in benches}
+            failed = [b for b, v in own.items() if v is StepVerdict.FAIL]
+            unsure = [b for b, v in own.items() if v not in (StepVerdict.PASS, StepVerdict.FAIL)]
+            note = f"; ranks among the {n_pair} judges ranked on both benchmarks of a pair"
         result = self._interval_result(
             Step.CROSS_VALIDATE,
             judge,
@@ -472,28 +593,36 @@ class _Checker:
             related,
             not_measured=why,
             rec=rec,
+            note=note,
         )
-        n_judges = min(
-            (int((self.n_items[:, self.benchmarks.index(b)] > 0).sum()) for b in benches),
-            default=0,
-        )
-        if not why and n_judges - 1 <= cfg.max_rank_shift:
-            note = (
-                f"; with {n_judges} judges on a benchmark no rank can move more than "
-                f"{n_judges - 1} positions"
+        # A rank is relative: the judge's own kappa must clear the step-1 floor too.
+        floor = f"the step-1 floor (kappa > {cfg.min_kappa:g})"
+        if result.verdict is not StepVerdict.FAIL and failed:
+            result = replace(
+                result,
+                verdict=StepVerdict.FAIL,
+                reason=f"kappa is credibly below {floor} on {', '.join(failed)}: a stable "
+                f"rank among judges who fail is no evidence; {result.reason}",
             )
-            result = replace(result, reason=result.reason + note)
+        elif result.verdict is StepVerdict.PASS and unsure:
+            result = replace(
+                result,
+                verdict=StepVerdict.INCONCLUSIVE,
+                reason=f"kappa has not credibly cleared {floor} on {', '.join(unsure)}: "
+                f"PASS withheld ({result.reason})",
+            )
         return result
 
-    def audit_paradox(self, judge: str, bench: str) -> StepResult:
+    def audit_paradox(
+        self, judge: str, bench: str, swap: StepResult, rep: StepResult
+    ) -> StepResult:
         cfg = self.config
-        tr_ok = np.isfinite(self._value("test_retest", judge, bench))
-        pb_ok = np.isfinite(self._value("position_bias", judge, bench))
         t_tr, t_pb = f"> {cfg.paradox_test_retest:g}", f"> {cfg.paradox_position_bias:g}"
         tr_rec = self.p.row("test_retest", judge, bench)
         pb_rec = self.p.row("position_bias", judge, bench)
         p_joint = p_tr = p_pb = np.nan
-        if tr_ok and pb_ok:
+        measured = StepVerdict.NOT_MEASURED not in (swap.verdict, rep.verdict)
+        if measured:
             tr = self.p.draws("test_retest", judge=judge, benchmark=bench)
             pb = self.p.draws("position_bias", judge=judge, benchmark=bench)
             ok = np.isfinite(tr) & np.isfinite(pb)
@@ -506,14 +635,16 @@ class _Checker:
             ("test_retest", tr_rec, t_tr, p_tr),
             ("position_bias", pb_rec, t_pb, p_pb),
         ):
-            if rec is not None:
+            if rec is not None and measured:
                 related.append(Estimate(name, "", rec["median"], rec["lo"], rec["hi"], text, p))
         tail = (1 - cfg.prob) / 2
         verdict = probability_verdict(p_joint, cfg.prob)
-        if not tr_ok:
-            reason = "test-retest is not measured (replicate runs are needed) on " + bench
-        elif not pb_ok:
-            reason = "position bias is not measured (both orders AB and BA are needed) on " + bench
+        if rep.verdict is StepVerdict.NOT_MEASURED:
+            verdict = StepVerdict.NOT_MEASURED
+            reason = f"step 3 (test-retest) is not measured on {bench}: {rep.reason}"
+        elif swap.verdict is StepVerdict.NOT_MEASURED:
+            verdict = StepVerdict.NOT_MEASURED
+            reason = f"step 2 (position bias) is not measured on {bench}: {swap.reason}"
         elif verdict is StepVerdict.FAIL:
             reason = (
                 f"the paradox is credible: P({cfg.paradox}) = {p_joint:.3f} >= {1 - tail:g}; "
@@ -533,6 +664,19 @@ class _Checker:
             reason = (
                 f"P(test_retest {t_tr}) = {p_tr:.2f}, but position bias is credibly at most "
                 f"{cfg.paradox_position_bias:g} there: P(paradox) = {p_joint:.3f} <= {tail:g}"
+            )
+        if measured:
+            cell = self.design.cell(judge, bench)
+            units = self.design.units_with_runs(judge, bench, cfg.min_runs)
+            verdict, reason = _withheld(
+                verdict,
+                reason,
+                [
+                    self._short(cell["paired_items"], "items judged in both orders"),
+                    self._short(units, f"(item, order) units with {cfg.min_runs}+ runs"),
+                    self.p.diagnostics(tr_rec),
+                    self.p.diagnostics(pb_rec),
+                ],
             )
         return StepResult(
             Step.AUDIT_PARADOX,
@@ -566,16 +710,16 @@ class _Checker:
     def run(self) -> list[StepResult]:
         out: list[StepResult] = []
         for j, judge in enumerate(self.judges):
+            step1 = []
             for b, bench in enumerate(self.benchmarks):
                 if self.n_items[j, b] == 0:
                     continue
-                out += [
-                    self.chance_correct(judge, bench),
-                    self.swap_positions(judge, bench),
-                    self.replicate(judge, bench),
-                    self.audit_paradox(judge, bench),
-                ]
-            out.append(self.cross_validate(judge))
+                s1 = self.chance_correct(judge, bench)
+                s2 = self.swap_positions(judge, bench)
+                s3 = self.replicate(judge, bench)
+                out += [s1, s2, s3, self.audit_paradox(judge, bench, s2, s3)]
+                step1.append(s1)
+            out.append(self.cross_validate(judge, step1))
         key = {s: i for i, s in enumerate(Step)}
         bench_order = {b: i for i, b in enumerate(self.benchmarks)}
         judge_order = {j: i for i, j in enumerate(self.judges)}

@@ -42,6 +42,10 @@ class Design:
     paired : ndarray of int, shape (judge, benchmark)
         (item, run) cells judged in both orders ``AB`` and ``BA``: what position
         bias is measured on.
+    paired_items : ndarray of int, shape (judge, benchmark)
+        Items with at least one run judged in both orders.
+    unit_runs : ndarray of int, shape (judge, benchmark, run + 1)
+        (item, order) units by how many runs they were judged in (index 0: none).
     """
 
     judges: tuple[str, ...]
@@ -52,6 +56,8 @@ class Design:
     labelled: np.ndarray
     runs: np.ndarray
     paired: np.ndarray
+    paired_items: np.ndarray
+    unit_runs: np.ndarray
 
     @classmethod
     def from_judgments(cls, ds: xr.Dataset) -> Design:
@@ -85,7 +91,10 @@ class Design:
         has_label = label != Verdict.MISSING
         kinds_all = ds["label_kind"].values
         shape = (ds.sizes["judge"], len(names))
-        n_items, labelled, runs, paired = (np.zeros(shape, dtype=np.int64) for _ in range(4))
+        n_items, labelled, runs, paired, paired_items = (
+            np.zeros(shape, dtype=np.int64) for _ in range(5)
+        )
+        unit_runs = np.zeros((*shape, ds.sizes["run"] + 1), dtype=np.int64)
         kinds = []
         for b, name in enumerate(names):
             idx = np.flatnonzero(bench == name)
@@ -93,10 +102,14 @@ class Design:
             judged = p.any((-2, -1))
             n_items[:, b] = judged.sum(1)
             labelled[:, b] = (judged & has_label[idx]).sum(1)
-            runs[:, b] = p.sum(-1).max((-2, -1), initial=0)
+            per_unit = p.sum(-1)  # (judge, item, order): runs of each unit
+            runs[:, b] = per_unit.max((-2, -1), initial=0)
+            for r in range(unit_runs.shape[-1]):
+                unit_runs[:, b, r] = (per_unit == r).sum((-2, -1))
             if "AB" in orders and "BA" in orders:
                 both = p[:, :, orders.index("AB"), :] & p[:, :, orders.index("BA"), :]
                 paired[:, b] = both.sum((-2, -1))
+                paired_items[:, b] = both.any(-1).sum(-1)
             kinds.append(frozenset(kinds_all[idx][has_label[idx]].tolist()) - {"unlabelled"})
         return cls(
             judges=tuple(ds["judge"].values.tolist()),
@@ -107,6 +120,8 @@ class Design:
             labelled=labelled,
             runs=runs,
             paired=paired,
+            paired_items=paired_items,
+            unit_runs=unit_runs,
         )
 
     def cell(self, judge: str, benchmark: str) -> dict[str, int]:
@@ -119,17 +134,20 @@ class Design:
         Returns
         -------
         dict
-            ``n_items``, ``labelled``, ``runs`` and ``paired``.
+            ``n_items``, ``labelled``, ``runs``, ``paired`` and ``paired_items``.
         """
+        names = ("n_items", "labelled", "runs", "paired", "paired_items")
         if judge not in self.judges or benchmark not in self.benchmarks:
-            return {"n_items": 0, "labelled": 0, "runs": 0, "paired": 0}
+            return dict.fromkeys(names, 0)
         j, b = self.judges.index(judge), self.benchmarks.index(benchmark)
-        return {
-            "n_items": int(self.n_items[j, b]),
-            "labelled": int(self.labelled[j, b]),
-            "runs": int(self.runs[j, b]),
-            "paired": int(self.paired[j, b]),
-        }
+        return {name: int(getattr(self, name)[j, b]) for name in names}
+
+    def units_with_runs(self, judge: str, benchmark: str, min_runs: int) -> int:
+        """Return the (item, order) units judged in at least ``min_runs`` runs."""
+        if judge not in self.judges or benchmark not in self.benchmarks:
+            return 0
+        j, b = self.judges.index(judge), self.benchmarks.index(benchmark)
+        return int(self.unit_runs[j, b, min_runs:].sum())
 
     def kinds(self, benchmark: str) -> frozenset[str]:
         """Return the label kinds of a benchmark's labelled items."""

@@ -68,6 +68,7 @@ def diagnostics_table(result: MVVPResult) -> pd.DataFrame:
         ``status`` (``ok`` or what failed, against R-hat <= 1.01 and bulk ESS >= 400).
     """
     rows = []
+    min_ess = float(result.summary.attrs.get("min_ess", MIN_ESS))
     for name, g in result.summary.groupby("variable", sort=False):
         rhat, ess_b, ess_t = (
             float(g[c].max() if c == "r_hat" else g[c].min())
@@ -76,8 +77,8 @@ def diagnostics_table(result: MVVPResult) -> pd.DataFrame:
         problems = []
         if np.isfinite(rhat) and rhat > MAX_RHAT:
             problems.append(f"R-hat > {MAX_RHAT}")
-        if np.isfinite(ess_b) and ess_b < MIN_ESS:
-            problems.append(f"ESS < {MIN_ESS}")
+        if np.isfinite(ess_b) and ess_b < min_ess:
+            problems.append(f"ESS < {min_ess:g}")
         rows.append(
             {
                 "quantity": name,
@@ -238,9 +239,11 @@ def _diagnostics_html(result: MVVPResult, tree: xr.DataTree | None) -> str:
         items = "".join(f"<li>{html.escape(w)}</li>" for w in result.warnings)
         out.append(f'<div class="warn"><strong>Failed diagnostics</strong><ul>{items}</ul></div>')
     else:
+        min_ess = float(result.summary.attrs.get("min_ess", MIN_ESS))
+        sampler = " and no divergent transition" if _has_sampler(tree) else ""
         out.append(
             f'<p class="ok">Every reported quantity has R-hat <= {MAX_RHAT} and bulk ESS >= '
-            f"{MIN_ESS}{' and no divergent transition' if _has_sampler(tree) else ''}.</p>"
+            f"{min_ess:g}{sampler}.</p>"
         )
     if _has_sampler(tree):
         n_div = int(tree["sample_stats"]["diverging"].sum())

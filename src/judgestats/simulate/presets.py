@@ -13,7 +13,9 @@ The judge parameters were found once, offline, with
 hand), and are stored here rounded to six decimals; nothing is searched at run
 time. The targets lie inside the published ranges of :data:`SEED002_RANGES`:
 
-* MT-Bench kappa 0.376–0.511 and deflation 0.338–0.413 (cohort mean 0.385).
+* MT-Bench kappa 0.376–0.511 and deflation 0.338–0.413 (cohort mean 0.385), as
+  seed 002's script computes it (``deflation_raw``: raw agreement minus kappa; the
+  paper's EM - kappa differs by less than 0.01 on this preset).
   Deflation is the same under both readings of the seed: raw agreement (ties
   included) minus kappa, as ``derive`` computes it, and tie-excluded exact match
   minus kappa (within 0.007; equal for 16 of the 21 judges);
@@ -21,7 +23,8 @@ time. The targets lie inside the published ranges of :data:`SEED002_RANGES`:
 * position bias 0.002 (Gemini 2.5 Pro) to 0.192 (Qwen 3 8B), on MT-Bench and
   JudgeBench (with one randomised order, RewardBench has no paired orders, so
   position bias is not measured there);
-* mean test-retest 0.943 on MT-Bench and 0.911 on JudgeBench;
+* mean test-retest 0.943 on MT-Bench and 0.911 on JudgeBench, as the share of units
+  identical in every run (``test_retest_share``, the variant of seed 002's script);
 * exactly two paradox judges (test-retest > 0.95 with position bias > 0.10):
   Qwen 3 8B (0.992, 0.192) and Gemini 2.5 Flash (0.988, 0.125);
 * Llama 3.3 70B ranks 5th by kappa on MT-Bench and 19th on JudgeBench, the

@@ -1,0 +1,214 @@
+"""The base measure of both tiers: every reachable verdict pattern keeps prior mass.
+
+A posterior that only puts mass on the verdict patterns it saw collapses to a point
+when a judge happens to show one pattern (six items, always right, in both orders
+and every run): every metric then has an interval of zero width, and a validation
+step passes on no evidence. Both tiers therefore give every reachable pattern
+prior mass through one *base measure* ``G0`` over an item's (label, pattern):
+
+* the label is uniform over the human-label classes present in the benchmark
+  (A, B, tie, none);
+* the item is judged under the benchmark's most common design (the set of
+  (order, run) cells with a verdict on most items), and each of those judgments
+  is, independently, A, B, tie or invalid with probability 1/4.
+
+The exact tier's prior is a Dirichlet process with concentration ``alpha``
+(:data:`DEFAULT_CONCENTRATION`, 1: one pseudo-item) and base
+measure ``G0``, shared by judges through the items: its posterior given ``n`` items
+is ``DP(alpha G0 + sum_i delta_i)``. A draw is exactly (Sethuraman 1994; the
+Bayesian bootstrap is its ``alpha -> 0`` limit)::
+
+    (w_1 .. w_n, W) ~ Dirichlet(1, .., 1, alpha)      shared by every judge
+    P = sum_i w_i delta_(item i) + W * P_new          P_new ~ DP(alpha, G0)
+
+with ``P_new`` drawn per judge by stick-breaking (:func:`dp_feature_draws`), so
+that unseen items do not make two judges agree by construction. For one verdict
+per item, ``n`` items all judged right and a single label class, the posterior of
+the accuracy is therefore ``Beta(n + alpha/4, 3 alpha/4)`` in closed form. The
+hierarchical tier adds a *novel* leaf under the root of every pattern tree whose
+items follow ``P_new`` (same draws), so the tree keeps mass on every pattern it has
+not seen.
+
+Where a judge's own data leave a metric's denominator empty (no run judged in both
+orders, no replicate), the metric stays undefined: the prior alone never measures
+a quantity (see :func:`judgestats.models.derived.derived_quantities`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+
+import numpy as np
+
+from judgestats.features import item_features
+from judgestats.schema import Verdict
+from judgestats.tally import LABEL_CODES, BenchmarkTally, canonical_patterns
+
+__all__ = [
+    "DEFAULT_CONCENTRATION",
+    "BasePatterns",
+    "base_patterns",
+    "dirichlet_with_novel",
+    "dp_feature_draws",
+]
+
+#: Verdicts a judgment can take under the base measure, with equal probability.
+_CODES = np.array([Verdict.A, Verdict.B, Verdict.TIE, Verdict.INVALID], dtype=np.int8)
+#: Designs with more cells than this are represented by a fixed Monte Carlo sample.
+_MAX_ENUMERATED_CELLS = 8
+_MC_PATTERNS = 1 << 16
+#: Sticks of the truncated stick-breaking draw; the mass left over,
+#: ``(alpha / (1 + alpha)) ** _STICKS`` on average (6e-8 at alpha = 1), goes to the last.
+_STICKS = 24
+
+
+#: Concentration ``alpha`` of the prior, in pseudo-items: the default of both tiers.
+DEFAULT_CONCENTRATION = 1.0
+
+
+@dataclass(frozen=True)
+class BasePatterns:
+    """``G0`` of one benchmark as weighted atoms.
+
+    Attributes
+    ----------
+    features : ndarray, shape (K, label, feature)
+        Item features of each canonical pattern under each label of
+        :data:`~judgestats.tally.LABEL_CODES`.
+    prob : ndarray, shape (K,)
+        Probability of each pattern under ``G0`` (sums to 1).
+    labels : ndarray of int, shape (L,)
+        Label indices (into :data:`~judgestats.tally.LABEL_CODES`) present in the
+        benchmark, over which ``G0``'s label is uniform.
+    """
+
+    features: np.ndarray
+    prob: np.ndarray
+    labels: np.ndarray
+
+    def mean_features(self, label: int) -> np.ndarray:
+        """Return the expected item features under ``G0`` for one label index, shape (feature,)."""
+        return self.prob @ self.features[:, label, :]
+
+
+def _modal_mask(bt: BenchmarkTally) -> np.ndarray:
+    """Return the (order, run) cells with a verdict in the benchmark's most common design."""
+    present = bt.patterns != Verdict.MISSING  # (K, order, run), runs sorted present-first
+    weights = bt.counts.sum((0, 1))
+    keys, inverse = np.unique(present.reshape(len(present), -1), axis=0, return_inverse=True)
+    mass = np.bincount(inverse.ravel(), weights=weights, minlength=len(keys))
+    return keys[int(np.argmax(mass))].reshape(present.shape[1:])
+
+
+@lru_cache(maxsize=64)
+def _patterns_for(mask_bytes: bytes, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Canonical patterns of a design and their ``G0`` probabilities (cached)."""
+    mask = np.frombuffer(mask_bytes, dtype=bool).reshape(shape)
+    cells = np.flatnonzero(mask.ravel())
+    if len(cells) <= _MAX_ENUMERATED_CELLS:
+        values = np.array(list(product(_CODES, repeat=len(cells))), dtype=np.int8)
+    else:  # a fixed sample: deterministic, and large enough that G0's moments hold
+        rng = np.random.default_rng(0)
+        values = rng.choice(_CODES, size=(_MC_PATTERNS, len(cells)))
+    raw = np.full((len(values), mask.size), Verdict.MISSING, dtype=np.int8)
+    raw[:, cells] = values
+    canon = canonical_patterns(raw.reshape(-1, *shape))
+    flat = canon.reshape(len(canon), -1)
+    patterns, counts = np.unique(flat, axis=0, return_counts=True)
+    return patterns.reshape(-1, *shape), counts / counts.sum()
+
+
+def base_patterns(bt: BenchmarkTally) -> BasePatterns:
+    """Return ``G0`` of a benchmark: its canonical patterns, their features and mass.
+
+    Parameters
+    ----------
+    bt : BenchmarkTally
+        The benchmark's tally (for its design, orders and labels).
+
+    Returns
+    -------
+    BasePatterns
+        Every pattern of the benchmark's most common design, enumerated when it has
+        at most 8 cells (65,536 raw patterns), else a fixed sample of 65,536.
+    """
+    mask = _modal_mask(bt)
+    patterns, prob = _patterns_for(np.ascontiguousarray(mask).tobytes(), mask.shape)
+    feats = np.stack(
+        [item_features(patterns, np.full(len(patterns), c), bt.orders) for c in LABEL_CODES], 1
+    )
+    labels = np.flatnonzero(bt.label_counts() > 0)
+    return BasePatterns(feats, prob, labels)
+
+
+def _log_gamma(shape: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Log of Gamma(shape) draws, finite for tiny shapes (``G(a) = G(a + 1) U^(1/a)``)."""
+    shape = np.asarray(shape, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.log(rng.gamma(shape + 1.0)) + np.log(rng.random(shape.shape)) / shape
+
+
+def dirichlet_with_novel(
+    n_items: int, size: int, alpha: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``Dirichlet(1, .., 1, alpha)``: weights of ``n_items`` items and of the novel part.
+
+    Returns
+    -------
+    weights : ndarray, shape (size, n_items)
+    novel : ndarray, shape (size,)
+    """
+    log_g = np.concatenate(
+        [
+            np.log(rng.standard_exponential((size, n_items))),
+            _log_gamma(np.full((size, 1), alpha), rng),
+        ],
+        axis=1,
+    )
+    log_g -= log_g.max(1, keepdims=True)
+    g = np.exp(log_g)
+    g /= g.sum(1, keepdims=True)
+    return g[:, :-1], g[:, -1]
+
+
+def dp_feature_draws(
+    atoms: np.ndarray,
+    prob: np.ndarray,
+    shape: tuple[int, ...],
+    alpha: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Return the expected item features under draws of ``P_new ~ DP(alpha, G0)``.
+
+    ``G0`` is the discrete distribution ``prob`` over ``atoms``; each draw is a
+    truncated stick-breaking sum of :data:`_STICKS` atoms (the left-over mass goes to
+    the last stick).
+
+    Parameters
+    ----------
+    atoms : ndarray, shape (K, feature)
+        Features of each atom.
+    prob : ndarray, shape (K,)
+        ``G0``'s probabilities.
+    shape : tuple of int
+        Shape of the draws (for example ``(draw, judge)``).
+    alpha : float
+        Concentration.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (*shape, feature)
+    """
+    cdf = np.cumsum(prob)
+    cdf /= cdf[-1]
+    out = np.zeros((*shape, atoms.shape[-1]))
+    left = np.ones(shape)
+    for t in range(_STICKS):
+        share = left if t == _STICKS - 1 else left * rng.beta(1.0, alpha, size=shape)
+        pick = np.minimum(np.searchsorted(cdf, rng.random(shape), side="right"), len(prob) - 1)
+        out += share[..., None] * atoms[pick]
+        left = left - share
+    return out
