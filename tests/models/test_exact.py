@@ -56,8 +56,9 @@ def test_judges_on_the_same_items_stay_paired(small):
     # whose verdicts are drawn per judge, tells them apart
     assert np.corrcoef(a, b)[0, 1] > 0.99
     n = int(tree["constant_data"]["n_items"].min())
-    # each twin's novel item moves its kappa (range 2) by at most ~2 / (n + 1)
-    assert np.abs(a - b).max() < 4 / (n + 1)
+    # the novel item's weight is Beta(1, n): below 3 / n in 95% of draws, and it moves a
+    # kappa (range 2) by at most twice its weight
+    assert np.quantile(np.abs(a - b), 0.95) < 6 / n
 
 
 def test_same_seed_same_draws(small):

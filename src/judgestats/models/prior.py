@@ -8,9 +8,9 @@ prior mass through one *base measure* ``G0`` over an item's (label, pattern):
 
 * the label is uniform over the human-label classes present in the benchmark
   (A, B, tie, none);
-* the item is judged under the benchmark's most common design (the set of
-  (order, run) cells with a verdict on most items), and each of those judgments
-  is, independently, A, B, tie or invalid with probability 1/4.
+* the item is judged in every (order, run) cell that holds a verdict on some item
+  of the benchmark, and each of those judgments is, independently, A, B, tie or
+  invalid with probability 1/4.
 
 The exact tier's prior is a Dirichlet process with concentration ``alpha``
 (:data:`DEFAULT_CONCENTRATION`, 1: one pseudo-item) and base
@@ -93,13 +93,9 @@ class BasePatterns:
         return self.prob @ self.features[:, label, :]
 
 
-def _modal_mask(bt: BenchmarkTally) -> np.ndarray:
-    """Return the (order, run) cells with a verdict in the benchmark's most common design."""
-    present = bt.patterns != Verdict.MISSING  # (K, order, run), runs sorted present-first
-    weights = bt.counts.sum((0, 1))
-    keys, inverse = np.unique(present.reshape(len(present), -1), axis=0, return_inverse=True)
-    mass = np.bincount(inverse.ravel(), weights=weights, minlength=len(keys))
-    return keys[int(np.argmax(mass))].reshape(present.shape[1:])
+def _design_mask(bt: BenchmarkTally) -> np.ndarray:
+    """Return the (order, run) cells with a verdict on at least one item of the benchmark."""
+    return (bt.patterns != Verdict.MISSING).any(0)  # runs are sorted present-first
 
 
 @lru_cache(maxsize=64)
@@ -131,10 +127,10 @@ def base_patterns(bt: BenchmarkTally) -> BasePatterns:
     Returns
     -------
     BasePatterns
-        Every pattern of the benchmark's most common design, enumerated when it has
+        Every pattern of the benchmark's design, enumerated when it has
         at most 8 cells (65,536 raw patterns), else a fixed sample of 65,536.
     """
-    mask = _modal_mask(bt)
+    mask = _design_mask(bt)
     patterns, prob = _patterns_for(np.ascontiguousarray(mask).tobytes(), mask.shape)
     feats = np.stack(
         [item_features(patterns, np.full(len(patterns), c), bt.orders) for c in LABEL_CODES], 1
