@@ -40,8 +40,10 @@ def test_sd_matches_item_bootstrap_not_judgment_level(small, exact_tree):
     assert np.all((ratio > 0.85) & (ratio < 1.15)), ratio
     fce = compute_metrics(small.dataset, ["kappa"], interval="fce")
     fce_sd = fce.data["se"].sel(metric="kappa").transpose("judge", "benchmark")
-    # the FCE SE treats the six judgments of an item as independent: clearly too small
-    assert np.all(post_sd.values > 1.3 * fce_sd.sel(judge=post_sd.judge).values)
+    # the FCE SE counts each item once (its six judgments are not independent): never
+    # narrower than the posterior, and conservative by at most about half
+    ratio_fce = fce_sd.sel(judge=post_sd.judge).values / post_sd.values
+    assert np.all((ratio_fce > 0.9) & (ratio_fce < 1.6)), ratio_fce
 
 
 def test_judges_on_the_same_items_stay_paired(small):

@@ -5,7 +5,7 @@ import pytest
 
 from judgestats.features import feature_index
 from judgestats.models.base import FitData
-from judgestats.models.hierarchical import HierarchicalConfig, _layout
+from judgestats.models.hierarchical import HierarchicalConfig, _layout, _with_novel
 from judgestats.models.traits import TRAITS, split_loadings
 from judgestats.simulate import exchangeable_cohort, simulate
 
@@ -19,8 +19,8 @@ def _cell(lay, bt, c):
     later = lay.later[s_idx, sl]
     return (
         tree,
-        bt.counts[:, li, :].sum(0),
-        bt.features[:, li, :],
+        _with_novel(bt.counts[:, li, :].sum(0)),  # the novel leaf: no items, G0's mean
+        lay.leaf_features[c],
         lay.split_entry[s_idx] - lay.entry_offset[c],
         later,
     )

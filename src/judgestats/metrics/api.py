@@ -41,8 +41,9 @@ Intervals
 resampled with replacement within each benchmark, an item keeping all its orders
 and runs; one set of resampled items is shared by every judge, metric and group, so
 differences and ranks are paired. ``interval="fce"``: Wald intervals from the
-Fleiss–Cohen–Everitt SE, for kappa only; it treats judgments as independent, so use
-it with ``protocol="agreement"`` (one verdict per item). ``interval="none"``: point
+Fleiss–Cohen–Everitt SE, for kappa only, with each item as one observation (its
+judgments' confusion counts divided by their number), so that the orders and runs
+of an item are never counted as independent judgments. ``interval="none"``: point
 estimates only.
 """
 
@@ -391,7 +392,9 @@ def compute_metrics(
         se = replicate_sd(reps)
     elif interval == "fce":
         k = list(METRICS).index("kappa")
-        table = formulas.confusion(sums[..., _SLICES[0]])
+        # one observation per item: the orders and runs of an item are not independent
+        per_item = _point_sums(prep, per_item=True)[0]
+        table = formulas.confusion(per_item[..., _SLICES[0]])
         se[..., k] = formulas.cohen_kappa_se(table)
         z = NormalDist().inv_cdf((1 + prob) / 2)
         lo[..., k], hi[..., k] = value[..., k] - z * se[..., k], value[..., k] + z * se[..., k]
@@ -520,9 +523,16 @@ def _prepare(ds, protocol, by, self_models) -> _Prepared:
     return _Prepared(x, by, benchmarks, categories, groups)
 
 
-def _point_sums(prep: _Prepared) -> tuple[np.ndarray, np.ndarray]:
-    """Return summed features and items entering each metric, per (benchmark, group, ...)."""
+def _point_sums(prep: _Prepared, per_item: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Return summed features and items entering each metric, per (benchmark, group, ...).
+
+    With ``per_item``, each item's features are divided by its number of judgments, so
+    that an item counts once however many orders and runs it was judged in.
+    """
     x = prep.x.values
+    if per_item:
+        cells = x[..., ALL_FEATURES.index("cells")][..., None]
+        x = np.where(cells > 0, x / np.where(cells > 0, cells, 1), 0.0)
     shape = (len(prep.benchmarks), max(len(prep.categories), 1), *x.shape[1:-1])
     sums = np.zeros((*shape, x.shape[-1]))
     n_items = np.zeros((*shape, len(METRICS)))
