@@ -84,7 +84,7 @@ def _run_of(path: Path) -> int:
 
 
 def _benchmark_of(path: Path) -> str | None:
-    """The benchmark named by the study's folders above ``path``, or ``None``."""
+    """Return the benchmark named by the study's folders above ``path``, or ``None``."""
     parents = path.absolute().parents
     for folder in _BENCH_FOLDERS:
         for parent in parents:
