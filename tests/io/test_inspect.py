@@ -61,7 +61,7 @@ def imported(request, inspect_dirs):
 
 
 def test_detected_and_accounted(imported):
-    folder, (ds, report) = imported
+    _, (_, report) = imported
     assert {f.format for f in report.files} == {"inspect"}
     assert len(report.files) == 6
     n = 3 * 2 * 8 * 2 * 3  # judges x benchmarks x items x orders x epochs

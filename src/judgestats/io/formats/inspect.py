@@ -84,7 +84,6 @@ from judgestats.io._records import (
 from judgestats.io._text import sniff_text
 from judgestats.io.registry import Detection
 from judgestats.io.verdicts import DEFAULT_LABELS, VerdictExtractor, extractor_for
-from judgestats.schema import Verdict
 
 __all__ = ["IMPORTER", "INSTALL_HINT", "from_inspect"]
 
