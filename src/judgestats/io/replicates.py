@@ -90,7 +90,7 @@ def _rank_key(values: tuple) -> tuple:
 
 
 def replicate_runs(parsed: Sequence[Parsed], run_pattern: str | None = None) -> list[Parsed]:
-    """Number the runs of files that are replicates of one another by their paths.
+    """Renumber the runs of files that are replicates of one another, by their paths.
 
     Parameters
     ----------
@@ -117,7 +117,9 @@ def replicate_runs(parsed: Sequence[Parsed], run_pattern: str | None = None) -> 
         try:
             pattern = re.compile(run_pattern)
         except re.error as exc:
-            raise ValueError(f"run_pattern {run_pattern!r} is not a regular expression ({exc})")
+            raise ValueError(
+                f"run_pattern {run_pattern!r} is not a regular expression ({exc}); fix it"
+            ) from None
         if pattern.groups != 1:
             raise ValueError(
                 f"run_pattern {run_pattern!r} has {pattern.groups} groups; it needs exactly one,"
