@@ -68,7 +68,7 @@ JSON_CASES = {
 TEXT_CASES = {
     "position_bias": (
         "position_bias",
-        "position_bias/Repetition1-toy",
+        "position_bias/data_MTBench_toy/Repetition1-toy",
         "record_judge-x_3.tsv",
         "\t",
     ),

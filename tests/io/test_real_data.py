@@ -210,11 +210,16 @@ def test_position_bias_accounting(position_bias):
     assert len(report.files) == 27  # 9 judges x 3 repetitions
     assert (report.read, report.imported, report.rejected, report.invalid) == (5184, 5184, 0, 36)
     # The companions are passed over, each with a note: 27 length_stats.csv, 6 workbooks.
-    notes = [n.file for n in report.notes]
+    passed = [n for n in report.notes if "passed over" in n.reason]
+    notes = [n.file for n in passed]
     assert len(notes) == 33
     assert sum(n.endswith("length_stats.csv") for n in notes) == 27
     assert sum(n.endswith(".xlsx") for n in notes) == 6
-    assert all("passed over, not a log: position_bias" in n.reason for n in report.notes)
+    assert all("passed over, not a log: position_bias" in n.reason for n in passed)
+    # Every record file says which verdict pattern it was read with: the study's [[A]].
+    chosen = [n for n in report.notes if n not in passed]
+    assert len(chosen) == 27
+    assert all(n.reason.startswith("verdict pattern 'mt-bench' found") for n in chosen)
 
 
 def test_position_bias_shape(position_bias):

@@ -40,7 +40,7 @@ def test_folder_walk_notes_files_that_are_not_logs(tmp_path, fixtures):
 
 
 def test_companion_files_are_passed_over_with_their_reason(fixtures):
-    path = fixtures / "position_bias/Repetition1-toy/length_stats.csv"
+    path = fixtures / "position_bias/data_MTBench_toy/Repetition1-toy/length_stats.csv"
     with pytest.raises(NoImporterError, match="per-model length statistics"):
         js.read_logs(path)
 

@@ -46,6 +46,20 @@ def add_input_options(parser: argparse.ArgumentParser, *, nargs: str = "+") -> N
         "--tie-tolerance", type=float, help="reward-model scores this close are a tie"
     )
     parser.add_argument("--baseline", help="arena-hard baseline model (the item's A)")
+    parser.add_argument(
+        "--run-pattern",
+        metavar="REGEX",
+        help="regular expression with one group finding the run in each file's path"
+        " (default: the number of a seed/run/rep/repetition/epoch token)",
+    )
+    parser.add_argument(
+        "--label-kind",
+        action="append",
+        default=[],
+        metavar="BENCH=KIND",
+        help="label kind (preference or correctness) of a benchmark instead of the inferred"
+        " one (repeatable)",
+    )
 
 
 def add_fit_options(parser: argparse.ArgumentParser) -> None:
@@ -70,21 +84,35 @@ def _is_dataset(path: Path) -> bool:
     return path.suffix in (".nc", ".zarr") and path.exists()
 
 
+def _pairs(values: list[str], option: str, form: str) -> dict[str, str]:
+    """Parse repeated ``KEY=VALUE`` options; exit with a message naming a malformed one."""
+    out = {}
+    for text in values:
+        key, sep, value = text.partition("=")
+        if not sep or not key or not value:
+            raise SystemExit(f"judgestats: error: {option} {text!r}: expected {form}")
+        out[key] = value
+    return out
+
+
 def load_input(args: argparse.Namespace) -> tuple[xr.Dataset, ImportReport]:
     """Read the command's PATHs: a saved dataset, or logs of any format."""
     paths = [Path(p) for p in (args.paths or [DEMO_DATA])]
     if len(paths) == 1 and _is_dataset(paths[0]):
         ds = load(paths[0])
         return ds, ImportReport.from_json(ds.attrs.get("accounting", ""))
-    aliases = {}
-    for a in args.alias:
-        old, sep, new = a.partition("=")
-        if not sep or not old or not new:
-            raise SystemExit(f"judgestats: error: --alias {a!r}: expected OLD=NEW")
-        aliases[old] = new
+    aliases = _pairs(args.alias, "--alias", "OLD=NEW")
+    kinds = _pairs(getattr(args, "label_kind", []), "--label-kind", "BENCH=KIND")
     options = {
         name: getattr(args, name)
         for name in ("verdict_pattern", "multiple_matches", "tie_tolerance", "baseline")
         if getattr(args, name, None) is not None
     }
-    return read_logs(paths, format=args.format, aliases=aliases, **options)
+    return read_logs(
+        paths,
+        format=args.format,
+        aliases=aliases,
+        run_pattern=getattr(args, "run_pattern", None),
+        label_kinds=kinds,
+        **options,
+    )

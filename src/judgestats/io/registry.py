@@ -21,6 +21,8 @@ import xarray as xr
 from judgestats.accounting import ImportReport, Reject
 from judgestats.errors import LogFormatError, NoImporterError
 from judgestats.io._assemble import Parsed, assemble
+from judgestats.io.label_kinds import infer_label_kinds
+from judgestats.io.replicates import explain_conflicts, replicate_runs
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -222,6 +224,8 @@ def read_logs(
     format: str | None = None,
     aliases: Mapping[str, str] | None = None,
     strict: bool = False,
+    run_pattern: str | None = None,
+    label_kinds: Mapping[str, str] | None = None,
     **options: Any,
 ) -> ReadResult:
     """Read log files (or folders of them) of any registered format into one dataset.
@@ -237,6 +241,15 @@ def read_logs(
     strict : bool, default False
         Raise on the first file that cannot be read instead of reporting it as a
         rejected record.
+    run_pattern : str, optional
+        Regular expression with one group that finds the run in each file's path.
+        By default files whose paths differ only in the number of a ``seed``,
+        ``run``, ``rep``, ``repetition`` or ``epoch`` token are runs of one judge
+        (see :mod:`judgestats.io.replicates`).
+    label_kinds : mapping, optional
+        Benchmark name to ``"preference"`` or ``"correctness"``, instead of the kind
+        inferred from the benchmark's name or labels (see
+        :mod:`judgestats.io.label_kinds`).
     **options
         Passed to the importers that understand them (each importer's ``options``),
         for example ``verdict_pattern=`` (how to find the verdict in a judge's raw
@@ -294,8 +307,9 @@ def read_logs(
             parsed.append(
                 Parsed(str(path), imp.name, rejects=[Reject(str(path), None, str(exc))], read=1)
             )
-    ds, report = assemble(parsed, aliases=aliases)
-    if notes:
-        report = ImportReport(report.files, report.rejects, report.notes + tuple(notes))
-        ds.attrs["accounting"] = report.to_json()
+    ds, report = assemble(replicate_runs(parsed, run_pattern), aliases=aliases)
+    report = explain_conflicts(report, [p.file for p in parsed])
+    ds, kind_notes = infer_label_kinds(ds, label_kinds)
+    report = ImportReport(report.files, report.rejects, report.notes + tuple(notes) + kind_notes)
+    ds.attrs["accounting"] = report.to_json()
     return ReadResult(ds, report)

@@ -44,12 +44,20 @@ or last match instead. No match at all is always invalid.
 What matched stays inspectable: :attr:`Extraction.match` holds every matched text,
 joined by ``" | "`` (empty when nothing matched), and importers keep it as the
 per-judgment variable ``match``.
+
+Finding the pattern
+-------------------
+When no pattern is named, :func:`choose_pattern` tries every named pattern on the
+file's texts and takes the one that extracts the most verdicts (ties go to the
+first in :data:`PATTERNS`). It also counts the texts on which two patterns both
+find a verdict and the verdicts differ: such a file mixes phrasings, and the
+importers report it with the pattern chosen (:meth:`PatternChoice.describe`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -61,9 +69,12 @@ __all__ = [
     "MULTIPLE_RULES",
     "PATTERNS",
     "Extraction",
+    "PatternChoice",
     "VerdictExtractor",
     "VerdictPattern",
+    "choose_pattern",
     "extract_verdicts",
+    "extractor_for",
     "resolve_pattern",
 ]
 
@@ -350,6 +361,137 @@ def extract_verdicts(
     [0, 2, 3]
     """
     return VerdictExtractor(pattern, multiple=multiple, labels=labels).extract_all(texts)
+
+
+@dataclass(frozen=True)
+class PatternChoice:
+    """The named pattern that fits a file's texts best, and how the others did.
+
+    Attributes
+    ----------
+    pattern : str
+        Name of the pattern chosen (a key of :data:`PATTERNS`).
+    texts : int
+        How many texts were tried.
+    extracted : mapping of str to int
+        Per pattern name, the texts it extracts a verdict from.
+    disagreements : mapping of (str, str) to tuple of int
+        Per pair of patterns that both extract a verdict from some texts and name
+        different verdicts there, the 0-based positions of those texts.
+    """
+
+    pattern: str
+    texts: int
+    extracted: Mapping[str, int]
+    disagreements: Mapping[tuple[str, str], tuple[int, ...]]
+
+    def describe(self, where: Callable[[int], str] = str) -> str:
+        """Say which pattern was chosen and why, for the import accounting.
+
+        Parameters
+        ----------
+        where : callable, default str
+            Turns a text's position into where it is (``lambda i: f"line {i + 2}"``).
+
+        Returns
+        -------
+        str
+        """
+        others = ", ".join(f"{n} {c}" for n, c in self.extracted.items() if n != self.pattern)
+        best = self.extracted[self.pattern]
+        if best == 0:
+            text = (
+                f"no named verdict pattern matches any of {self.texts} texts ({others});"
+                " every judgment is INVALID: pass verdict_pattern=REGEX (--verdict-pattern)"
+            )
+        else:
+            text = (
+                f"verdict pattern {self.pattern!r} found (verdicts in {best} of {self.texts}"
+                f" texts; {others}); pass verdict_pattern= to choose another"
+            )
+        for (one, two), positions in self.disagreements.items():
+            shown = ", ".join(where(i) for i in positions[:5])
+            more = f" and {len(positions) - 5} more" if len(positions) > 5 else ""
+            text += (
+                f"; patterns {one!r} and {two!r} disagree on {len(positions)} texts"
+                f" ({shown}{more}): the file mixes phrasings, check them"
+            )
+        return text
+
+
+def choose_pattern(
+    texts: Sequence[object],
+    *,
+    multiple: str = "unanimous",
+    candidates: Iterable[str] | None = None,
+) -> PatternChoice:
+    """Try every named pattern on ``texts`` and choose the one extracting the most verdicts.
+
+    Parameters
+    ----------
+    texts : sequence
+        The judges' raw outputs (non-strings have no verdict).
+    multiple : {"unanimous", "first", "last"}, default "unanimous"
+        The rule for several matches, as used afterwards.
+    candidates : iterable of str, optional
+        Names of the patterns to try; default every one of :data:`PATTERNS`, in order.
+
+    Returns
+    -------
+    PatternChoice
+        The first pattern of the most verdicts extracted wins a tie.
+
+    Examples
+    --------
+    >>> choose_pattern(["Choice: A", "choice: (b)", "no idea"]).pattern
+    'choice'
+    >>> choose_pattern(["[[A]] Choice: B"]).disagreements
+    {('mt-bench', 'choice'): (0,)}
+    """
+    names = list(candidates if candidates is not None else PATTERNS)
+    found = {
+        n: VerdictExtractor(n, multiple=multiple).extract_all(texts)["verdict"].to_numpy()
+        for n in names
+    }
+    extracted = {n: int((v != Verdict.INVALID).sum()) for n, v in found.items()}
+    best = max(names, key=lambda n: extracted[n])  # max keeps the first of equals
+    disagreements: dict[tuple[str, str], tuple[int, ...]] = {}
+    for i, one in enumerate(names):
+        for two in names[i + 1 :]:
+            a, b = found[one], found[two]
+            both = (a != Verdict.INVALID) & (b != Verdict.INVALID) & (a != b)
+            if both.any():
+                disagreements[(one, two)] = tuple(int(k) for k in both.nonzero()[0])
+    return PatternChoice(best, len(texts), extracted, disagreements)
+
+
+def extractor_for(
+    texts: Sequence[object],
+    pattern: str | re.Pattern[str] | VerdictPattern | None,
+    *,
+    multiple: str = "unanimous",
+) -> tuple[VerdictExtractor, PatternChoice | None]:
+    """Return the extractor of a file: of ``pattern``, or of the pattern that fits best.
+
+    Parameters
+    ----------
+    texts : sequence
+        The file's raw outputs, used only when ``pattern`` is ``None``.
+    pattern : str, re.Pattern, VerdictPattern or None
+        The pattern named by the user; ``None`` chooses one with :func:`choose_pattern`.
+    multiple : {"unanimous", "first", "last"}, default "unanimous"
+        What a text with several matches means.
+
+    Returns
+    -------
+    extractor : VerdictExtractor
+    choice : PatternChoice or None
+        How the pattern was chosen; ``None`` when it was named.
+    """
+    if pattern is not None:
+        return VerdictExtractor(pattern, multiple=multiple), None
+    choice = choose_pattern(texts, multiple=multiple)
+    return VerdictExtractor(choice.pattern, multiple=multiple), choice
 
 
 def _norm(text: str) -> str:

@@ -12,6 +12,7 @@ name               source
 ``judgebench``     JudgeBench JSONL (labels, or judgments in two trials)
 ``fastchat``       FastChat MT-Bench model and human pairwise judgments
 ``alpaca_eval``    AlpacaEval annotations
+``inspect``        Inspect AI evaluation logs (``.eval``, ``.json``)
 ``arena_hard``     arena-hard-auto judgment JSONL
 ``scores``         reward-model score tables (``score_a``/``score_b``)
 ``table``          generic long tables, one row per judgment
@@ -22,6 +23,7 @@ from judgestats.io.formats import (
     alpaca_eval,
     arena_hard,
     fastchat,
+    inspect,
     judgebench,
     llmbar,
     pandalm,
@@ -34,6 +36,7 @@ __all__ = [
     "alpaca_eval",
     "arena_hard",
     "fastchat",
+    "inspect",
     "judgebench",
     "llmbar",
     "pandalm",

@@ -9,28 +9,35 @@ column                   meaning
 =======================  ============================================================
 ``cmp_index``            ``"<question id>;<model shown first>;<model shown second>"``
 ``answer1_1``, ...       ``answer<slot>_<turn>``: the answers shown, slot 1 = first
+                         (multi-turn layout); or ``answer1``, ``answer2`` (one turn,
+                         next to a ``reference_answer``)
 ``task``                 question category (optional)
 last column              the judge's raw text, headed by the judge's name
 =======================  ============================================================
 
-The file sits in a folder ``Repetition<K>-...``; ``K`` is the run.
+The file sits in a folder ``Repetition<K>-<Bench>_...`` (``K`` is the run) under the
+study's ``data_<Bench>_...`` folder.
 
 What is imported
 ----------------
 * judge = the model name in the file name (``record_gpt-4-0613_3.tsv`` →
-  ``gpt-4-0613``), else the last column's header; benchmark ``MTBench``;
+  ``gpt-4-0613``), else the last column's header;
+* benchmark = ``<Bench>`` of the nearest folder ``data_<Bench>_...`` above the file,
+  else of its ``Repetition<K>-<Bench>_...`` folder, else the ``benchmark=`` option
+  (which also overrides both);
 * the verdict is found in the raw text with a
-  :class:`~judgestats.io.verdicts.VerdictExtractor` (default pattern ``mt-bench``:
-  ``[[A]]``, ``[[B]]``, ``[[C]]`` = tie; no match, or matches that disagree, =
-  ``INVALID``), named by the options ``verdict_pattern`` and ``multiple_matches``;
-  what matched is the per-judgment variable ``match``;
+  :class:`~judgestats.io.verdicts.VerdictExtractor`: the pattern named by
+  ``verdict_pattern``, else the named pattern that finds the most verdicts in the
+  file (``[[A]]``, ``[[B]]``, ``[[C]]`` = tie in the study's prompts), reported as a
+  note; no match, or matches that disagree, = ``INVALID`` (``multiple_matches``
+  sets the rule); what matched is the per-judgment variable ``match``;
 * item = question × unordered pair of models: the item's A is the model whose name
   sorts first, so the two rows of a comparison (both orders) form one item; the
   row showing A first is order ``AB``;
 * run = ``K - 1`` from the ``Repetition<K>`` folder (0 when there is none, or the
   ``run=`` option);
 * lengths: characters of each model's answers (all turns), taken from the answer
-  columns of the records themselves; label kind ``unlabelled``.
+  columns of the records themselves (either layout); label kind ``unlabelled``.
 
 Companion files of the study are passed over with a note when a folder is read:
 ``length_stats.csv`` (per-model length statistics) and the ``QA_data`` workbooks
@@ -53,14 +60,19 @@ from judgestats.io._records import (
 )
 from judgestats.io._text import iter_csv, sniff_text
 from judgestats.io.registry import Detection
-from judgestats.io.verdicts import VerdictExtractor
+from judgestats.io.verdicts import extractor_for
 
 __all__ = ["IMPORTER", "from_position_bias"]
 
 _FORMAT = "position_bias"
 _FILE = re.compile(r"^record_(?P<judge>.+)_(?P<n>\d+)$")
 _RUN = re.compile(r"^Repetition(?P<k>\d+)\b")
-_ANSWER = re.compile(r"^answer(?P<slot>[12])_(?P<turn>\d+)$")
+_ANSWER = re.compile(r"^answer(?P<slot>[12])(?:_(?P<turn>\d+))?$")
+#: Folders naming the benchmark: the study's ``data_<Bench>_...``, then ``Repetition<K>-<Bench>_``.
+_BENCH_FOLDERS = (
+    re.compile(r"^data_(?P<bench>[^_]+)_"),
+    re.compile(r"^Repetition\d+-(?P<bench>[^_]+)_"),
+)
 
 
 def _run_of(path: Path) -> int:
@@ -71,14 +83,25 @@ def _run_of(path: Path) -> int:
     return 0
 
 
+def _benchmark_of(path: Path) -> str | None:
+    """Return the benchmark named by the study's folders above ``path``, or ``None``."""
+    parents = path.absolute().parents
+    for folder in _BENCH_FOLDERS:
+        for parent in parents:
+            m = folder.match(parent.name)
+            if m:
+                return m["bench"]
+    return None
+
+
 def from_position_bias(
     path: str | Path,
     *,
-    verdict_pattern: str = "mt-bench",
+    verdict_pattern: str | None = None,
     multiple_matches: str = "unanimous",
     judge: str | None = None,
     run: int | None = None,
-    benchmark: str = "MTBench",
+    benchmark: str | None = None,
 ) -> Parsed:
     """Read one ``record_<judge>_<n>.tsv`` of the position-bias study.
 
@@ -86,17 +109,19 @@ def from_position_bias(
     ----------
     path : str or Path
         The file.
-    verdict_pattern : str, default "mt-bench"
+    verdict_pattern : str, optional
         Named pattern or regular expression finding the verdict in the raw text
-        (see :mod:`judgestats.io.verdicts`).
+        (see :mod:`judgestats.io.verdicts`); default: the named pattern that finds
+        the most verdicts in the file, reported as a note.
     multiple_matches : {"unanimous", "first", "last"}, default "unanimous"
         What a text with several matches means.
     judge : str, optional
         Default: from the file name.
     run : int, optional
         Default: ``K - 1`` of the ``Repetition<K>`` folder, else 0.
-    benchmark : str, default "MTBench"
-        Benchmark of the items.
+    benchmark : str, optional
+        Benchmark of the items; default from the ``data_<Bench>_...`` (else
+        ``Repetition<K>-<Bench>_...``) folder above the file.
 
     Returns
     -------
@@ -106,7 +131,8 @@ def from_position_bias(
     Raises
     ------
     LogFormatError
-        If the file is empty, has no rows, or lacks the ``cmp_index`` column.
+        If the file is empty, has no rows, lacks the ``cmp_index`` column, or no
+        folder names the benchmark and ``benchmark=`` is not given.
 
     Examples
     --------
@@ -114,7 +140,6 @@ def from_position_bias(
     >>> p = from_position_bias("Repetition1-x/record_gpt-4-0613_3.tsv")  # doctest: +SKIP
     """
     path = Path(path)
-    extractor = VerdictExtractor(verdict_pattern, multiple=multiple_matches)
     header, rows, rejects = iter_csv(path, "\t")
     if "cmp_index" not in header or len(header) < 2:
         raise LogFormatError(
@@ -123,12 +148,23 @@ def from_position_bias(
         )
     if not rows and not rejects:
         raise LogFormatError(f"{path}: header only, no records")
+    benchmark = benchmark or _benchmark_of(path)
+    if not benchmark:
+        raise LogFormatError(
+            f"{path}: no folder data_<Bench>_... or Repetition<K>-<Bench>_... above the file"
+            " names its benchmark; pass benchmark=NAME"
+        )
+    extractor, choice = extractor_for(
+        [cells[-1] for _, cells in rows], verdict_pattern, multiple=multiple_matches
+    )
     m = _FILE.match(path.stem)
     judge = judge or (m["judge"] if m else header[-1])
     run = _run_of(path) if run is None else int(run)
     answers = [(h, int(a["slot"])) for h in header if (a := _ANSWER.match(h))]
     col = Collector(path, _FORMAT)
     col.rejects.extend(rejects)
+    if choice is not None:
+        col.note(None, choice.describe(lambda i: f"line {rows[i][0]}"))
 
     def parse(row: dict[str, str], line: int) -> None:
         parts = [p.strip() for p in row["cmp_index"].split(";")]

@@ -255,8 +255,9 @@ def from_table(
     benchmark : str, optional
         Benchmark of rows without a ``benchmark`` column; default the file stem.
     label_kind : {"preference", "correctness"}, optional
-        Label kind of rows without a ``label_kind`` column; default ``preference``
-        where there are human labels, else ``unlabelled``.
+        Label kind of rows without a ``label_kind`` column; default ``unlabelled``,
+        which :func:`~judgestats.io.read_logs` infers for labelled items from the
+        benchmark's name or labels (:mod:`judgestats.io.label_kinds`).
     file_format : {"csv", "tsv", "jsonl", "parquet"}, optional
         Default: from the file suffix.
     verdict_pattern : str, optional
@@ -478,7 +479,7 @@ def parse_table(
             )
         )
     labels = pd.concat(label_frames, ignore_index=True) if label_frames else Parsed("", "").labels
-    kind_default = np.where(has_label, "preference", "unlabelled")
+    kind_default = "unlabelled"  # read_logs infers it (judgestats.io.label_kinds)
     item_meta = pd.DataFrame(
         {
             "item": items,
