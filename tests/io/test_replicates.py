@@ -62,13 +62,13 @@ def test_seed_files_are_runs_of_one_judge(seed_folder):
 
 def test_test_retest_is_measured(seed_folder):
     ds, _ = js.read_logs(seed_folder)
-    res = js.compute_metrics(ds, ["test_retest", "alpha_runs"], interval="none").to_frame()
+    res = js.compute_metrics(ds, ["test_retest", "test_retest_share"], interval="none").to_frame()
     value = res.set_index("metric")["value"]
     runs = np.array([[_CODE[p] for p in _preferences(s)] for s in range(SEEDS)])
     identical = (runs == runs[0]).all(axis=0).mean()
-    assert value["test_retest"] == pytest.approx(identical, abs=1e-12)
+    assert value["test_retest_share"] == pytest.approx(identical, abs=1e-12)
     alpha = krippendorff.alpha(reliability_data=runs, level_of_measurement="nominal")
-    assert value["alpha_runs"] == pytest.approx(alpha, abs=1e-9)
+    assert value["test_retest"] == pytest.approx(alpha, abs=1e-9)
 
 
 def test_runs_numbered_by_rank_not_by_value(tmp_path):

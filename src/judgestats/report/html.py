@@ -199,6 +199,8 @@ def render_html(
         result.to_html(),
         "<h3>Thresholds</h3>",
         _grid(pd.DataFrame([{"setting": k, "value": v} for k, v in asdict(result.config).items()])),
+        "<h3>Method</h3>",
+        _method_html(result),
         "<h2>Plots</h2>",
     ]
     for name, uri in figures.items():
@@ -231,6 +233,35 @@ def render_html(
         )
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _method_html(result: MVVPResult) -> str:
+    """Return the priors, the gates and the definitions, a few lines each (from the config)."""
+    c = result.config
+    lines = [
+        "<b>Prior.</b> Every reachable verdict pattern keeps prior mass: a Dirichlet "
+        "process of concentration 1 (one pseudo-item) whose base measure judges every "
+        "(order, run) cell of the benchmark's design A, B, tie or invalid with probability "
+        "1/4 each; the hierarchical tier adds a leaf with these items to every pattern "
+        "tree. No interval collapses to a point because a pattern was not seen, and a "
+        "quantity whose denominator the judge's own data leave empty stays undefined.",
+        f"<b>Evidence.</b> A PASS or FAIL needs at least {c.min_items} labelled items "
+        f"(step 1), items judged in both orders (step 2) or (item, order) units with "
+        f"{c.min_runs}+ runs (step 3); with fewer it is INCONCLUSIVE, with none NOT "
+        "MEASURED. A failed sampler diagnostic on the deciding quantity makes it "
+        "INCONCLUSIVE. Step 4 needs kappa above the step-1 floor on each benchmark and "
+        f"at least {int(c.max_rank_shift) + 2} judges ranked on both benchmarks of a "
+        "pair; step 5 is measured only where steps 2 and 3 are.",
+        f"<b>Definitions.</b> kappa against the human-majority label (a tied vote is a "
+        f"tie), floor {c.min_kappa:g}; better than chance (kappa &gt; 0) is reported, not "
+        "passed. Deflation = tie-excluded exact match minus kappa. Test-retest = "
+        "Krippendorff's alpha across runs (units (item, order)), which does not change "
+        "with the number of runs; the share of units identical in every run is reported "
+        "beside it. Position bias = |P(first) - 0.5| over runs judged in both orders. "
+        "Ranks: 1 = best, ties at their average rank; a rank shift compares ranks among "
+        "the judges ranked on both benchmarks.",
+    ]
+    return "".join(f"<p>{line}</p>" for line in lines)
 
 
 def _diagnostics_html(result: MVVPResult, tree: xr.DataTree | None) -> str:
