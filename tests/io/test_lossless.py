@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from judgestats.io import read_logs
-from judgestats.io._text import iter_csv, read_delimited
+from judgestats.io._text import iter_csv
+from judgestats.io.formats.table import load_table
 from judgestats.schema import Verdict
 
 HEADER = "judge,item,verdict,order,run\n"
@@ -49,7 +50,7 @@ def test_quoted_newlines_tabs_and_quotes_reach_the_extractor_intact(tmp_path, de
     )
     path = tmp_path / ("log.csv" if delimiter == "," else "log.tsv")
     frame.to_csv(path, index=False, sep=delimiter, lineterminator="\n")
-    cells, rejects = read_delimited(path, delimiter)
+    cells, rejects = load_table(path)
     assert rejects == [] and cells["verdict"].tolist() == texts
     assert cells["_line"].tolist() == [2, 4, 6]  # where each record starts
     ds, report = read(path, verdict_pattern=r"Choice: ([ABC])")
