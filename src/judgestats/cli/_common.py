@@ -8,9 +8,17 @@ from pathlib import Path
 import xarray as xr
 
 from judgestats.accounting import ImportReport
+from judgestats.errors import LogFormatError, UsageError
 from judgestats.io import load, read_logs
 
-__all__ = ["DEMO_DATA", "add_fit_options", "add_input_options", "check_fit_options", "load_input"]
+__all__ = [
+    "DEMO_DATA",
+    "add_fit_options",
+    "add_input_options",
+    "check_fit_options",
+    "input_paths",
+    "load_input",
+]
 
 #: The bundled demo logs (present in a source checkout).
 DEMO_DATA = Path(__file__).resolve().parents[3] / "data" / "demo"
@@ -46,6 +54,14 @@ def add_input_options(parser: argparse.ArgumentParser, *, nargs: str = "+") -> N
         "--tie-tolerance", type=float, help="reward-model scores this close are a tie"
     )
     parser.add_argument("--baseline", help="arena-hard baseline model (the item's A)")
+    parser.add_argument(
+        "--verdict-map",
+        action="append",
+        default=[],
+        metavar="RAW=TARGET",
+        help="read the raw verdict RAW of a generic table as TARGET (A, B, tie, invalid, "
+        "first, second); repeatable",
+    )
 
 
 def add_fit_options(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +79,7 @@ def check_fit_options(args: argparse.Namespace) -> None:
     for name in ("draws", "tune", "chains"):
         value = getattr(args, name)
         if value is not None and value < 1:
-            raise SystemExit(f"judgestats: error: --{name} {value}: must be at least 1")
+            raise UsageError(f"--{name} {value}: must be at least 1")
 
 
 def _is_dataset(path: Path) -> bool:
@@ -76,15 +92,33 @@ def load_input(args: argparse.Namespace) -> tuple[xr.Dataset, ImportReport]:
     if len(paths) == 1 and _is_dataset(paths[0]):
         ds = load(paths[0])
         return ds, ImportReport.from_json(ds.attrs.get("accounting", ""))
-    aliases = {}
-    for a in args.alias:
-        old, sep, new = a.partition("=")
-        if not sep or not old or not new:
-            raise SystemExit(f"judgestats: error: --alias {a!r}: expected OLD=NEW")
-        aliases[old] = new
-    options = {
+    aliases = _pairs(args.alias, "--alias", "OLD=NEW")
+    options: dict[str, object] = {
         name: getattr(args, name)
         for name in ("verdict_pattern", "multiple_matches", "tie_tolerance", "baseline")
         if getattr(args, name, None) is not None
     }
-    return read_logs(paths, format=args.format, aliases=aliases, **options)
+    if getattr(args, "verdict_map", None):
+        options["verdict_map"] = _pairs(args.verdict_map, "--verdict-map", "RAW=TARGET")
+    try:
+        return read_logs(paths, format=args.format, aliases=aliases, **options)
+    except LogFormatError:
+        raise
+    except ValueError as exc:  # an option's value (format, pattern, verdict map)
+        raise UsageError(str(exc).replace("\n", "; ")) from None
+
+
+def _pairs(values: list[str], flag: str, shape: str) -> dict[str, str]:
+    """Parse repeated ``KEY=VALUE`` options into a mapping."""
+    out = {}
+    for text in values:
+        key, sep, value = text.partition("=")
+        if not sep or not key or not value:
+            raise UsageError(f"{flag} {text!r}: expected {shape}")
+        out[key] = value
+    return out
+
+
+def input_paths(args: argparse.Namespace) -> list[Path]:
+    """Return the command's PATHs: no output may be one of them."""
+    return [Path(p) for p in (args.paths or [])]
