@@ -11,6 +11,7 @@ the rest is written into the dense ``verdict`` and ``human`` arrays.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -274,8 +275,18 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFra
     return out, notes
 
 
-#: Largest ``verdict`` array assembled in memory, in cells (one byte each).
-MAX_CELLS = 2**33
+def _memory_cells() -> int:
+    """Cells of the dense arrays that fit in memory: an eighth of it, 8 bytes a cell."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover (not POSIX)
+        total = 8 * 2**30
+    return max(total // 64, 2**20)
+
+
+#: Largest judges x items x orders x runs assembled in memory (``verdict`` is one
+#: byte a cell, but labels, extra variables and the work on them take more).
+MAX_CELLS = _memory_cells()
 
 
 def _check_size(jt: pd.DataFrame, n_judges: int, n_items: int, n_orders: int) -> int:
@@ -285,14 +296,14 @@ def _check_size(jt: pd.DataFrame, n_judges: int, n_items: int, n_orders: int) ->
     at = int(jt["run"].to_numpy().argmax())
     runs = int(jt["run"].iat[at]) + 1
     cells = n_judges * n_items * n_orders * runs
-    if cells > MAX_CELLS:
+    if cells > MAX_CELLS:  # the module attribute, so that it can be lowered
         row = jt.iloc[at]
         raise LogFormatError(
             f"{row['file']}:{_line(row['line'])}: run {runs - 1} makes the dataset"
             f" {n_judges} judges x {n_items} items x {n_orders} orders x {runs} runs ="
-            f" {cells:,} cells ({cells / 2**30:,.1f} GiB for the verdicts alone), more"
-            f" than the {MAX_CELLS / 2**30:.0f} GiB read in memory; runs are numbered"
-            " 0, 1, 2, ...: fix the run column, or read fewer logs at a time"
+            f" {cells:,} cells (about {8 * cells / 2**30:,.1f} GiB), more than fit in"
+            f" memory here ({MAX_CELLS:,} cells); runs are numbered 0, 1, 2, ...: fix the"
+            " run column, or read fewer logs at a time"
         )
     return runs
 
