@@ -5,6 +5,8 @@ import io
 import subprocess
 import sys
 
+import pytest
+
 
 def run(*args):
     return subprocess.run(
@@ -156,7 +158,11 @@ def test_interrupt_exits_130_with_one_line(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(import_, "load_input", interrupted)
     out = tmp_path / "x.nc"
-    assert cli.main(["import", str(_log(tmp_path)), "-o", str(out)]) == 130
+    try:
+        rc = cli.main(["import", str(_log(tmp_path)), "-o", str(out)])
+    except KeyboardInterrupt:
+        pytest.fail("the interrupt escaped main() as a traceback")
+    assert rc == 130
     err = capsys.readouterr().err
     assert err.strip().splitlines() == ["judgestats: interrupted; no output was written"]
     assert not out.exists()
