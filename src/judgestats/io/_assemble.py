@@ -197,10 +197,16 @@ def _dedup_labels(
 
 def _unique(*columns: pd.Series | np.ndarray) -> list[str]:
     """Distinct values of the columns together, as strings, in order of appearance."""
-    arrays = [np.asarray(c, dtype=object) for c in columns]
-    if not arrays:
+    parts = [pd.Series(c, dtype=str) for c in columns if len(c)]
+    if not parts:
         return []
-    return [str(v) for v in pd.unique(np.concatenate(arrays))]
+    # Each column's distinct values first: few, whatever the number of rows.
+    return [str(v) for v in pd.unique(pd.concat([pd.Series(p.unique()) for p in parts]))]
+
+
+def _per_file(files: pd.Series) -> Counter[str]:
+    """How many rows each file has in ``files``."""
+    return Counter({str(k): int(v) for k, v in files.value_counts(sort=False).items()})
 
 
 def _py(value: object) -> object:
@@ -375,7 +381,7 @@ def assemble(
         wanted = set(items_order)
         seen = [i for i in items_order if i in known] + [i for i in seen if i not in wanted]
     judges = _unique(jt_kept["judge"])
-    orders = [o for o in ORDERS if o in set(jt_kept["order"])] or ["AB"]
+    orders = [o for o in ORDERS if o in set(jt_kept["order"].unique())] or ["AB"]
     runs = _check_size(jt_kept, len(judges), len(seen), len(orders))
     raters = _unique(lt_kept["rater"])
     ds = empty_judgments(judges, seen, orders, runs, raters)
@@ -425,10 +431,10 @@ def assemble(
         rejects_by_file.setdefault(p.file, []).extend(p.rejects)
     for f, r in jt_conf + lt_conf:
         rejects_by_file.setdefault(f, []).append(r)
-    dup_counts = Counter(jt_dup_files.tolist()) + Counter(lt_dup_files.tolist())
+    dup_counts = _per_file(jt_dup_files) + _per_file(lt_dup_files)
     conf_counts = Counter(f for f, _ in jt_conf + lt_conf)
-    kept_counts = Counter(jt_kept["file"].tolist()) + Counter(lt_counted["file"].tolist())
-    invalid_counts = Counter(jt_kept.loc[jt_kept["verdict"] == Verdict.INVALID, "file"].tolist())
+    kept_counts = _per_file(jt_kept["file"]) + _per_file(lt_counted["file"])
+    invalid_counts = _per_file(jt_kept.loc[jt_kept["verdict"] == Verdict.INVALID, "file"])
 
     accounts = []
     for p in parsed:

@@ -149,6 +149,16 @@ def _by_value(values: pd.Series, convert: Callable[[str], Any], dtype: Any) -> n
     return mapped[codes]
 
 
+def _lookup_text(values: pd.Series, table: Mapping[str, str]) -> pd.Series:
+    """``table[value]`` for every value, as a string column (``None`` where absent)."""
+    import pyarrow as pa
+
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    mapped = pa.array([table.get(u) for u in uniques] + [None], type=pa.string())
+    taken = mapped.take(pa.array(np.where(codes < 0, len(uniques), codes)))
+    return pd.Series(taken, index=values.index, dtype="str")
+
+
 def _lookup(values: pd.Series, table: Mapping[str, Any], dtype: Any = float) -> np.ndarray:
     """``table[value]`` for every value (NaN, or ``None``, where absent)."""
     missing = np.nan if np.dtype(dtype).kind == "f" else None
@@ -491,9 +501,9 @@ def parse_table(
     code, matched, digest = _verdict_codes(col("verdict"), is_judgment, vocab, extractor, fail)
 
     order_raw = col("order")
-    order = _lookup(order_raw.str.lower(), _ORDERS, dtype=object)
+    order = _lookup_text(order_raw.str.lower(), _ORDERS)
     fail(
-        is_judgment & pd.isna(order),
+        is_judgment & order.isna().to_numpy(),
         lambda i: f"unknown order {order_raw.iat[i]!r}; use AB/BA (original/swapped)",
     )
     run_raw = col("run")
@@ -521,10 +531,12 @@ def parse_table(
     else:
         slot_first, slot_second = code == _FIRST, code == _SECOND
     fail(
-        is_judgment & (slot_first | slot_second) & (order == "unknown"),
+        is_judgment
+        & (slot_first | slot_second)
+        & (order == "unknown").to_numpy(dtype=bool, na_value=False),
         "verdict names a presentation slot but the order is unknown",
     )
-    first_is_a = order == "AB"
+    first_is_a = (order == "AB").to_numpy(dtype=bool, na_value=False)
     converted = np.where(slot_first, np.where(first_is_a, Verdict.A, Verdict.B), code)
     converted = np.where(slot_second, np.where(first_is_a, Verdict.B, Verdict.A), converted)
 
@@ -548,20 +560,21 @@ def parse_table(
     fail(~is_judgment & ~has_label, "no judge/verdict and no human label: nothing to import")
     key = col("item")
     fail((key == "").to_numpy(), "empty item key")
-    items = (bench + "/" + key).to_numpy(dtype=object)  # item_id(), as a column operation
+    items = bench + "/" + key  # item_id(), as a column operation
     ok = fail.ok
     line = df["_line"].to_numpy(dtype=np.int64)
     jmask = ok & is_judgment
     judgments = pd.DataFrame(
         {
-            "judge": judge.to_numpy(dtype=object)[jmask],
+            "judge": judge[jmask],
             "item": items[jmask],
             "order": order[jmask],
             "run": run[jmask].astype(np.int64),
             "verdict": converted[jmask].astype(np.int8),
             "line": line[jmask],
-        }
-    )
+        },
+        index=df.index[jmask],
+    ).reset_index(drop=True)
     if matched is not None and digest is not None:
         judgments["match"] = matched[jmask].astype(str)
         judgments["_text"] = digest[jmask]
@@ -573,12 +586,12 @@ def parse_table(
         if len(human_cols) > 1:
             rater: Any = hc
         else:
-            given = rater_col.to_numpy(dtype=object)[m]
-            rater = np.where(given == "", default_rater, given)
+            given = rater_col[m]
+            rater = given.where(given != "", default_rater).to_numpy(dtype=object)
         label_frames.append(
             pd.DataFrame(
                 {
-                    "item": items[m],
+                    "item": items[m].to_numpy(dtype=object),
                     "rater": rater,
                     "label": hcode[m].astype(np.int8),
                     "line": line[m],
@@ -589,17 +602,16 @@ def parse_table(
     labels = pd.concat(label_frames, ignore_index=True) if label_frames else Parsed("", "").labels
     # A row without a label says nothing about its item's label kind: the fill value.
     kind_default = np.where(has_label, "preference", "unlabelled")
-    kinds_given = kinds.to_numpy(dtype=object)
     item_meta = pd.DataFrame(
         {
             "item": items,
-            "benchmark": bench.to_numpy(dtype=object),
-            "category": col("category").to_numpy(dtype=object),
-            "label_kind": np.where(kinds_given == "", kind_default, kinds_given),
+            "benchmark": bench,
+            "category": col("category"),
+            "label_kind": kinds.where(kinds != "", pd.Series(kind_default, index=df.index)),
             "length_a": lengths["length_a"],
             "length_b": lengths["length_b"],
-            "model_a": col("model_a").to_numpy(dtype=object),
-            "model_b": col("model_b").to_numpy(dtype=object),
+            "model_a": col("model_a"),
+            "model_b": col("model_b"),
             "line": line,
         }
     )[ok]
