@@ -8,6 +8,7 @@ __all__ = [
     "NoImporterError",
     "NotEstimableError",
     "SchemaError",
+    "UsageError",
 ]
 
 
@@ -32,3 +33,18 @@ class NoImporterError(LogFormatError):
 
 class NotEstimableError(JudgestatsError, ValueError):
     """The data cannot support a requested quantity (for example one run only)."""
+
+
+class UsageError(SystemExit):
+    """A command-line argument or option is not usable; exit status 2.
+
+    A :class:`SystemExit` (as argparse's own usage errors are) whose ``code`` is 2 and
+    whose text is the message, naming the option, the bad value and the fix.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message

@@ -150,3 +150,40 @@ def test_table_reads_raw_text_with_a_verdict_pattern(tmp_path):
     assert v.sel(item="raw/q1").values.tolist()[:2] == [0, 1]  # [[A]] shown second is B
     assert v.sel(item="raw/q2", order="AB").item() == Verdict.INVALID
     assert ds["match"].sel(judge="j", item="raw/q1", order="AB", run=0).item() == "[[A]]"
+
+
+LOG = "judge,item,verdict,order,run\nj1,{item},A,AB,0\n"
+
+
+def test_symlinked_folder_is_read_and_a_loop_is_not_followed(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "a.csv").write_text(LOG.format(item="q1"), encoding="utf-8")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "b.csv").write_text(LOG.format(item="q2"), encoding="utf-8")
+    (logs / "linked").symlink_to(real, target_is_directory=True)
+    (logs / "loop").symlink_to(logs, target_is_directory=True)
+    ds, report = js.read_logs(logs)
+    assert report.imported == 2 and report.balanced
+    assert sorted(ds.item.values.tolist()) == ["a/q1", "b/q2"]
+
+
+def test_hidden_folders_are_passed_over_with_a_note(tmp_path):
+    (tmp_path / "a.csv").write_text(LOG.format(item="q1"), encoding="utf-8")
+    stale = tmp_path / ".ipynb_checkpoints"
+    stale.mkdir()
+    (stale / "a.csv").write_text("judge,item,verdict,order,run\nj1,q1,B,AB,0\n", encoding="utf-8")
+    _, report = js.read_logs(tmp_path)
+    assert (report.read, report.imported, report.rejected) == (1, 1, 0)
+    assert any(".ipynb_checkpoints" in n.file and "hidden" in n.reason for n in report.notes)
+
+
+def test_the_same_file_given_twice_is_read_once(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text(LOG.format(item="q1"), encoding="utf-8")
+    (tmp_path / "alias.csv").symlink_to(path)
+    _, report = js.read_logs([path, path, tmp_path])
+    assert (report.read, report.imported, report.duplicates) == (1, 1, 0)
+    assert report.balanced and len(report.files) == 1
+    assert sum("the same file as" in n.reason for n in report.notes) == 3

@@ -13,7 +13,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from judgestats.errors import JudgestatsError
+from judgestats.errors import JudgestatsError, UsageError
 
 __all__ = ["COMMANDS", "main"]
 
@@ -43,8 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
-    Errors raised on purpose (bad input, unreadable logs) end with their message
-    and status 2, never with a traceback.
+    Errors a user can cause (bad input, unreadable logs, an unusable output path, a
+    bad option) end with a one-line message and status 2, never with a traceback; an
+    interrupt (Ctrl-C) ends with status 130, leaving no partial output.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -54,9 +55,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         return int(args.func(args) or 0)
+    except UsageError as exc:
+        _error(str(exc))
+        raise
     except JudgestatsError as exc:
-        print(f"judgestats: error: {exc}", file=sys.stderr)
-        return 2
-    except FileNotFoundError as exc:
-        print(f"judgestats: error: {exc}", file=sys.stderr)
-        return 2
+        _error(str(exc))
+    except OSError as exc:  # a file that vanished, a full disk, a permission
+        where = f"{exc.filename}: " if exc.filename else ""
+        _error(f"{where}{exc.strerror or exc}")
+    except KeyboardInterrupt:
+        print("judgestats: interrupted; no output was written", file=sys.stderr)
+        return 130
+    return 2
+
+
+def _error(message: str) -> None:
+    print(f"judgestats: error: {message}", file=sys.stderr)

@@ -8,9 +8,17 @@ from pathlib import Path
 import xarray as xr
 
 from judgestats.accounting import ImportReport
+from judgestats.errors import LogFormatError, UsageError
 from judgestats.io import load, read_logs
 
-__all__ = ["DEMO_DATA", "add_fit_options", "add_input_options", "check_fit_options", "load_input"]
+__all__ = [
+    "DEMO_DATA",
+    "add_fit_options",
+    "add_input_options",
+    "check_fit_options",
+    "input_paths",
+    "load_input",
+]
 
 #: The bundled demo logs (present in a source checkout).
 DEMO_DATA = Path(__file__).resolve().parents[3] / "data" / "demo"
@@ -60,6 +68,14 @@ def add_input_options(parser: argparse.ArgumentParser, *, nargs: str = "+") -> N
         help="label kind (preference or correctness) of a benchmark instead of the inferred"
         " one (repeatable)",
     )
+    parser.add_argument(
+        "--verdict-map",
+        action="append",
+        default=[],
+        metavar="RAW=TARGET",
+        help="read the raw verdict RAW of a generic table as TARGET (A, B, tie, invalid, "
+        "first, second); repeatable",
+    )
 
 
 def add_fit_options(parser: argparse.ArgumentParser) -> None:
@@ -77,7 +93,7 @@ def check_fit_options(args: argparse.Namespace) -> None:
     for name in ("draws", "tune", "chains"):
         value = getattr(args, name)
         if value is not None and value < 1:
-            raise SystemExit(f"judgestats: error: --{name} {value}: must be at least 1")
+            raise UsageError(f"--{name} {value}: must be at least 1")
 
 
 def _is_dataset(path: Path) -> bool:
@@ -90,7 +106,7 @@ def _pairs(values: list[str], option: str, form: str) -> dict[str, str]:
     for text in values:
         key, sep, value = text.partition("=")
         if not sep or not key or not value:
-            raise SystemExit(f"judgestats: error: {option} {text!r}: expected {form}")
+            raise UsageError(f"{option} {text!r}: expected {form}")
         out[key] = value
     return out
 
@@ -103,16 +119,28 @@ def load_input(args: argparse.Namespace) -> tuple[xr.Dataset, ImportReport]:
         return ds, ImportReport.from_json(ds.attrs.get("accounting", ""))
     aliases = _pairs(args.alias, "--alias", "OLD=NEW")
     kinds = _pairs(getattr(args, "label_kind", []), "--label-kind", "BENCH=KIND")
-    options = {
+    options: dict[str, object] = {
         name: getattr(args, name)
         for name in ("verdict_pattern", "multiple_matches", "tie_tolerance", "baseline")
         if getattr(args, name, None) is not None
     }
-    return read_logs(
-        paths,
-        format=args.format,
-        aliases=aliases,
-        run_pattern=getattr(args, "run_pattern", None),
-        label_kinds=kinds,
-        **options,
-    )
+    if getattr(args, "verdict_map", None):
+        options["verdict_map"] = _pairs(args.verdict_map, "--verdict-map", "RAW=TARGET")
+    try:
+        return read_logs(
+            paths,
+            format=args.format,
+            aliases=aliases,
+            run_pattern=getattr(args, "run_pattern", None),
+            label_kinds=kinds,
+            **options,
+        )
+    except LogFormatError:
+        raise
+    except ValueError as exc:  # an option's value (format, pattern, verdict map)
+        raise UsageError(str(exc).replace("\n", "; ")) from None
+
+
+def input_paths(args: argparse.Namespace) -> list[Path]:
+    """Return the command's PATHs: no output may be one of them."""
+    return [Path(p) for p in (args.paths or [])]

@@ -6,7 +6,15 @@ import argparse
 import sys
 import time
 
-from judgestats.cli._common import add_fit_options, add_input_options, check_fit_options, load_input
+from judgestats.cli._common import (
+    add_fit_options,
+    add_input_options,
+    check_fit_options,
+    input_paths,
+    load_input,
+)
+from judgestats.errors import UsageError
+from judgestats.io.store import atomic_output, check_output
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         derived = DerivedConfig(rank_by=args.rank_by, top_k=args.top_k)
     except ValueError as exc:
-        raise SystemExit(f"judgestats: error: {exc}") from None
+        raise UsageError(str(exc)) from None
+    check_output(args.output, inputs=input_paths(args))
     ds, report = load_input(args)
     print(report.format(max_rejects=5), file=sys.stderr)
     print(f"fitting the {'exact' if args.fast else 'hierarchical'} model ...", file=sys.stderr)
@@ -44,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         derived=derived,
     )
     print(f"fitted in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    save_posterior(tree, args.output)
+    with atomic_output(args.output) as tmp:
+        save_posterior(tree, tmp)
     table = summarize(tree, var_names=["kappa", "position_bias", "test_retest", "rank"])
     pivot = table.pivot_table(index=["judge", "benchmark"], columns="variable", values="median")
     print(pivot.round(3).to_string())

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from judgestats.cli._common import add_input_options, load_input
+from judgestats.errors import UsageError
 from judgestats.metrics import ALL_METRICS, BY, INTERVALS, PROTOCOLS, compute_metrics
 
 
@@ -61,7 +62,7 @@ def _self_models(pairs: list[str]) -> dict[str, list[str]]:
     for pair in pairs:
         judge, sep, model = pair.partition("=")
         if not sep or not judge or not model:
-            raise SystemExit(f"judgestats: error: --self-model {pair!r}: expected JUDGE=MODEL")
+            raise UsageError(f"--self-model {pair!r}: expected JUDGE=MODEL")
         out.setdefault(judge, []).append(model)
     return out
 

@@ -16,8 +16,11 @@ from judgestats.cli._common import (
     add_fit_options,
     add_input_options,
     check_fit_options,
+    input_paths,
     load_input,
 )
+from judgestats.errors import UsageError
+from judgestats.io.store import check_output
 from judgestats.mvvp import MVVPConfig, StepVerdict
 from judgestats.schema import Verdict
 
@@ -106,7 +109,7 @@ def _config(args: argparse.Namespace) -> MVVPConfig:
             max_rank_shift=args.max_rank_shift,
         )
     except ValueError as exc:
-        raise SystemExit(f"judgestats: error: {exc}") from None
+        raise UsageError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
 
     config = _config(args)
     check_fit_options(args)
+    check_output(args.output, inputs=input_paths(args), folder=True)
     progress = Progress(sys.stderr)
     where = " ".join(args.paths) if args.paths else f"the bundled demo logs ({DEMO_DATA})"
     with progress.stage(f"reading {where}"):

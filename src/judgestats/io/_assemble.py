@@ -11,25 +11,29 @@ the rest is written into the dense ``verdict`` and ``human`` arrays.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
 from judgestats.accounting import FileAccount, ImportReport, Reject
+from judgestats.errors import LogFormatError
 from judgestats.schema import ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
 
-__all__ = ["JUDGMENT_KEY", "LABEL_KEY", "Parsed", "assemble", "item_id"]
+__all__ = ["HIDDEN_FIELDS", "JUDGMENT_KEY", "LABEL_KEY", "Parsed", "assemble", "item_id"]
 
 #: Columns that identify one judgment.
 JUDGMENT_KEY = ["judge", "item", "order", "run"]
 #: Columns that identify one label.
 LABEL_KEY = ["item", "rater"]
 _JUDGMENT_COLS = [*JUDGMENT_KEY, "verdict", "line"]
+#: Judgment columns compared when merging duplicates but not stored: a column whose
+#: name starts with ``_`` (what each is called in messages).
+HIDDEN_FIELDS = {"_text": "raw text"}
 _LABEL_COLS = [*LABEL_KEY, "label", "line", "counted"]
 
 
@@ -90,25 +94,63 @@ class Parsed:
             self.read = len(self.judgments) + int(counted) + len(self.rejects)
 
 
+def _shown(column: str, value: object) -> str:
+    """Return a compared value as messages show it (verdict codes by name)."""
+    value = _py(value)
+    if column in ("verdict", "label") and isinstance(value, int):
+        return Verdict(value).name
+    if column.startswith("_"):
+        return "its own"
+    return repr(value)
+
+
+def _conflict_reason(grp: pd.DataFrame, key: list[str], values: list[str], what: str) -> str:
+    """Why the records of one key conflict: the fields in which they differ, where."""
+    first = grp.iloc[0]
+    ident = ", ".join(f"{k}={_py(first[k])!r}" for k in key)
+    differ = [c for c in values if grp[c].nunique(dropna=False) > 1]
+    main = values[0]
+    where = lambda c: ", ".join(  # noqa: E731
+        f"{_shown(c, v)} at {f}:{_line(ln)}"
+        for v, f, ln in zip(grp[c], grp["file"], grp["line"], strict=True)
+    )
+    if main in differ:
+        return f"conflicting {what} for {ident}: {where(main)}"
+    parts = [
+        HIDDEN_FIELDS.get(c, c) + ("" if c.startswith("_") else f" ({where(c)})") for c in differ
+    ]
+    at = ", ".join(f"{f}:{_line(ln)}" for f, ln in zip(grp["file"], grp["line"], strict=True))
+    return (
+        f"conflicting records for {ident}: same {main} {_shown(main, first[main])} at {at} but"
+        f" different {'; '.join(parts)}; an exact duplicate must match in every field"
+    )
+
+
 def _dedup(
     table: pd.DataFrame, key: list[str], value: str, what: str
 ) -> tuple[pd.DataFrame, pd.Series, list[tuple[str, Reject]]]:
-    """Split ``table`` into kept rows, duplicate flags and conflict rejects."""
+    """Split ``table`` into kept rows, duplicate flags and conflict rejects.
+
+    Rows with the same ``key`` are exact duplicates when they agree in ``value`` and
+    in every other column but ``line`` and ``file``; otherwise all of them are
+    rejected as a conflict.
+    """
     repeated = table.duplicated(key, keep=False)
     if not repeated.any():  # the common case: nothing to merge, no grouping needed
         return table, table.loc[repeated, "file"], []
-    grouped = table[repeated].groupby(key, sort=False, dropna=False)[value]
-    conflict = (grouped.transform("nunique") > 1).reindex(table.index, fill_value=False)
+    values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file")]
+    sub = table[repeated]
+    distinct = sub.drop_duplicates([*key, *values]).groupby(key, sort=False, dropna=False).size()
+    bad_keys = distinct[distinct > 1].index
+    conflict = pd.Series(False, index=table.index)
+    if len(bad_keys):
+        in_bad = pd.MultiIndex.from_frame(sub[key]).isin(bad_keys)
+        conflict.loc[sub.index[in_bad]] = True
     rejects = []
     for _, grp in table[conflict].groupby(key, sort=False, dropna=False):
-        where = ", ".join(
-            f"{Verdict(int(v)).name} at {f}:{ln}"
-            for v, f, ln in zip(grp[value], grp["file"], grp["line"], strict=True)
-        )
-        first = grp.iloc[0]
-        ident = ", ".join(f"{k}={_py(first[k])!r}" for k in key)
+        reason = _conflict_reason(grp, key, values, what)
         for f, ln in zip(grp["file"], grp["line"], strict=True):
-            rejects.append((f, Reject(f, _line(ln), f"conflicting {what} for {ident}: {where}")))
+            rejects.append((f, Reject(f, _line(ln), reason)))
     rest = table[~conflict]
     dup = rest.duplicated(key, keep="first")
     return rest[~dup], rest.loc[dup, "file"], rejects
@@ -155,10 +197,16 @@ def _dedup_labels(
 
 def _unique(*columns: pd.Series | np.ndarray) -> list[str]:
     """Distinct values of the columns together, as strings, in order of appearance."""
-    arrays = [np.asarray(c, dtype=object) for c in columns]
-    if not arrays:
+    parts = [pd.Series(c, dtype=str) for c in columns if len(c)]
+    if not parts:
         return []
-    return [str(v) for v in pd.unique(np.concatenate(arrays))]
+    # Each column's distinct values first: few, whatever the number of rows.
+    return [str(v) for v in pd.unique(pd.concat([pd.Series(p.unique()) for p in parts]))]
+
+
+def _per_file(files: pd.Series) -> Counter[str]:
+    """How many rows each file has in ``files``."""
+    return Counter({str(k): int(v) for k, v in files.value_counts(sort=False).items()})
 
 
 def _py(value: object) -> object:
@@ -170,16 +218,42 @@ def _line(value: object) -> int | None:
     return None if value is None or pd.isna(value) else int(value)
 
 
-def _given(value: object, fill: str) -> bool:
-    """Whether a string coordinate value was given (not missing, not the fill value)."""
-    return value is not None and str(value) != fill
+def _metadata_notes(given: pd.DataFrame, name: str) -> list[Reject]:
+    """Return a note per item whose rows give ``name`` different values (first kept)."""
+    values = given[["item", name, "file", "line"]].dropna(subset=[name])
+    distinct = values.drop_duplicates(["item", name])
+    counts = distinct.groupby("item", sort=False)[name].size()
+    notes = []
+    for item, grp in distinct[distinct["item"].isin(counts[counts > 1].index)].groupby(
+        "item", sort=False
+    ):
+        kept, *others = grp.itertuples(index=False)
+        shown = ", ".join(
+            f"{_py(o[1])!r} at {o.file}{'' if _line(o.line) is None else f':{_line(o.line)}'}"
+            for o in others[:3]
+        ) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        notes.append(
+            Reject(
+                kept.file,
+                _line(kept.line),
+                f"item {item!r}: {name} {_py(kept[1])!r} is kept; other records give {shown}",
+            )
+        )
+    return notes
 
 
-def _items_table(parsed: Sequence[Parsed], items: list[str]) -> pd.DataFrame:
-    """Per item, the first value given of each coordinate (fill values do not count)."""
-    frames = [p.items for p in parsed if not p.items.empty]
+def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFrame, list[Reject]]:
+    """Per item, the first value given of each coordinate (fill values do not count).
+
+    Returns the table and a note for every coordinate of an item to which its
+    records give different values.
+    """
+    frames = [p.items.assign(file=p.file) for p in parsed if not p.items.empty]
     meta = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["item"])
     given = pd.DataFrame({"item": meta["item"].astype(str)})
+    given["file"] = meta.get("file", "")
+    given["line"] = meta.get("line", np.nan)
+    notes: list[Reject] = []
     for name, (kind, fill) in ITEM_COORDS.items():
         if name not in meta:
             continue
@@ -187,10 +261,16 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> pd.DataFrame:
         if kind == "f":
             given[name] = pd.to_numeric(col, errors="coerce").astype(float)
         else:
-            text = col.astype(object).where(col.notna(), None)
-            keep = text.map(partial(_given, fill=fill), na_action="ignore").fillna(False)
-            given[name] = text.where(keep.astype(bool), None)
-    first = given.groupby("item", sort=False).first().reindex(pd.Index(items, name="item"))
+            text = col.astype(object)
+            keep = (col.notna() & (text.astype(str) != str(fill))).to_numpy(dtype=bool)
+            given[name] = text.where(keep, None)
+        notes += _metadata_notes(given, name)
+    first = (
+        given.drop(columns=["file", "line"])
+        .groupby("item", sort=False)
+        .first()
+        .reindex(pd.Index(items, name="item"))
+    )
     out = pd.DataFrame(index=first.index)
     for name, (kind, fill) in ITEM_COORDS.items():
         values = first[name] if name in first else pd.Series(np.nan, index=first.index)
@@ -198,7 +278,40 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> pd.DataFrame:
             out[name] = pd.to_numeric(values, errors="coerce").astype(float)
         else:
             out[name] = values.astype(object).where(values.notna(), fill).astype(str)
-    return out
+    return out, notes
+
+
+def _memory_cells() -> int:
+    """Cells of the dense arrays that fit in memory: an eighth of it, 8 bytes a cell."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover (not POSIX)
+        total = 8 * 2**30
+    return max(total // 64, 2**20)
+
+
+#: Largest judges x items x orders x runs assembled in memory (``verdict`` is one
+#: byte a cell, but labels, extra variables and the work on them take more).
+MAX_CELLS = _memory_cells()
+
+
+def _check_size(jt: pd.DataFrame, n_judges: int, n_items: int, n_orders: int) -> int:
+    """Return the number of runs, raising if the dense arrays would not fit in memory."""
+    if jt.empty:
+        return 1
+    at = int(jt["run"].to_numpy().argmax())
+    runs = int(jt["run"].iat[at]) + 1
+    cells = n_judges * n_items * n_orders * runs
+    if cells > MAX_CELLS:  # the module attribute, so that it can be lowered
+        row = jt.iloc[at]
+        raise LogFormatError(
+            f"{row['file']}:{_line(row['line'])}: run {runs - 1} makes the dataset"
+            f" {n_judges} judges x {n_items} items x {n_orders} orders x {runs} runs ="
+            f" {cells:,} cells (about {8 * cells / 2**30:,.1f} GiB), more than fit in"
+            f" memory here ({MAX_CELLS:,} cells); runs are numbered 0, 1, 2, ...: fix the"
+            " run column, or read fewer logs at a time"
+        )
+    return runs
 
 
 def assemble(
@@ -268,8 +381,8 @@ def assemble(
         wanted = set(items_order)
         seen = [i for i in items_order if i in known] + [i for i in seen if i not in wanted]
     judges = _unique(jt_kept["judge"])
-    orders = [o for o in ORDERS if o in set(jt_kept["order"])] or ["AB"]
-    runs = int(jt_kept["run"].max()) + 1 if not jt_kept.empty else 1
+    orders = [o for o in ORDERS if o in set(jt_kept["order"].unique())] or ["AB"]
+    runs = _check_size(jt_kept, len(judges), len(seen), len(orders))
     raters = _unique(lt_kept["rater"])
     ds = empty_judgments(judges, seen, orders, runs, raters)
 
@@ -281,7 +394,11 @@ def assemble(
             jt_kept["run"].to_numpy(),
         )
         ds["verdict"].values[idx] = jt_kept["verdict"].to_numpy()
-        extra = [c for c in jt_kept.columns if c not in [*_JUDGMENT_COLS, "file"]]
+        extra = [
+            c
+            for c in jt_kept.columns
+            if c not in [*_JUDGMENT_COLS, "file"] and not str(c).startswith("_")
+        ]
         for name in extra:
             col = jt_kept[name]
             if col.dtype.kind in "iub":
@@ -301,7 +418,7 @@ def assemble(
             pd.Index(raters).get_indexer(lt_kept["rater"]),
         ] = lt_kept["label"].to_numpy()
 
-    meta = _items_table(parsed, seen)
+    meta, meta_notes = _items_table(parsed, seen)
     coords = {}
     for name in ITEM_COORDS:
         values = meta[name].to_numpy()
@@ -314,10 +431,10 @@ def assemble(
         rejects_by_file.setdefault(p.file, []).extend(p.rejects)
     for f, r in jt_conf + lt_conf:
         rejects_by_file.setdefault(f, []).append(r)
-    dup_counts = Counter(jt_dup_files.tolist()) + Counter(lt_dup_files.tolist())
+    dup_counts = _per_file(jt_dup_files) + _per_file(lt_dup_files)
     conf_counts = Counter(f for f, _ in jt_conf + lt_conf)
-    kept_counts = Counter(jt_kept["file"].tolist()) + Counter(lt_counted["file"].tolist())
-    invalid_counts = Counter(jt_kept.loc[jt_kept["verdict"] == Verdict.INVALID, "file"].tolist())
+    kept_counts = _per_file(jt_kept["file"]) + _per_file(lt_counted["file"])
+    invalid_counts = _per_file(jt_kept.loc[jt_kept["verdict"] == Verdict.INVALID, "file"])
 
     accounts = []
     for p in parsed:
@@ -338,7 +455,9 @@ def assemble(
         for r in sorted(rejects_by_file[f], key=lambda r: r.line or 0)
     )
     file_notes = tuple(n for p in parsed for n in p.notes)
-    report = ImportReport(tuple(accounts), rejects, file_notes + tuple(label_notes))
+    report = ImportReport(
+        tuple(accounts), rejects, file_notes + tuple(label_notes) + tuple(meta_notes)
+    )
     ds.attrs["sources"] = json.dumps([{"file": p.file, "format": p.format} for p in parsed])
     ds.attrs["accounting"] = report.to_json()
     return check(ds), report

@@ -1,19 +1,30 @@
-"""Reading text logs line by line without losing a line to an encoding error.
+"""Reading text logs without losing a record to an encoding error or a stray quote.
 
-Shared by every importer of text formats: each line is decoded on its own, so a
-stray non-UTF-8 byte rejects one record (with file, line and the byte offset)
-instead of the whole file, and an empty file gives a clear error.
+Shared by every importer of text formats. Delimited files are parsed whole, so
+quoted fields keep their newlines, tabs and quotes byte for byte; a clean file goes
+through pyarrow's CSV reader, and any file that reader cannot take as it is (a stray
+byte, an unclosed quote, a short row, blank lines) through Python's ``csv`` module
+record by record: a record with a byte that is not UTF-8 is rejected whole (with file,
+line and the byte), and an unclosed quote rejects its own line only, not the rest of
+the file. JSON numbers that do not fit a float64 reject their record instead of
+raising. Files in UTF-16 or UTF-32 (with a byte-order mark) are read as such.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import json
+import math
 import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
@@ -25,7 +36,8 @@ __all__ = [
     "iter_jsonl",
     "iter_records",
     "load_json",
-    "read_lines",
+    "read_bytes",
+    "read_delimited",
     "sniff_text",
 ]
 
@@ -34,111 +46,158 @@ __all__ = [
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 _WS = re.compile(r"[ \t\n\r]*")
+#: Characters standing for undecodable bytes after ``errors="surrogateescape"``.
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+#: Byte-order marks of the encodings read besides UTF-8, longest first.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
-def read_lines(path: Path) -> tuple[list[tuple[int, str]], list[Reject]]:
-    """Return the decodable lines of a file with their 1-based numbers, and rejects.
+def _recode(path: Path, data: bytes) -> bytes:
+    """Return ``data`` as UTF-8 without a byte-order mark (UTF-16/32 with one recoded)."""
+    if data.startswith(codecs.BOM_UTF8):
+        return data[3:]
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding).encode("utf-8", "surrogatepass")
+            except UnicodeDecodeError as exc:
+                raise LogFormatError(
+                    f"{path}: starts with a {encoding.upper()} byte-order mark but is not"
+                    f" valid {encoding.upper()} (at byte {exc.start}); re-save it as UTF-8"
+                ) from None
+    return data
+
+
+def read_bytes(path: Path) -> bytes:
+    """Return a text file's content as UTF-8 bytes (byte-order mark removed).
 
     Raises
     ------
     LogFormatError
-        If the file is empty.
+        If the file is empty (or only whitespace), or cannot be read.
     """
-    data = Path(path).read_bytes()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise LogFormatError(f"{path}: cannot be read ({exc.strerror}); check the path") from None
+    data = _recode(path, data)
     if not data.strip():
         raise LogFormatError(f"{path}: the file is empty; nothing to import")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    lines: list[tuple[int, str]] = []
-    rejects: list[Reject] = []
-    for n, raw in enumerate(data.splitlines(), start=1):
-        try:
-            lines.append((n, raw.decode("utf-8")))
-        except UnicodeDecodeError as exc:
-            rejects.append(
-                Reject(
-                    str(path),
-                    n,
-                    f"not valid UTF-8 (byte {raw[exc.start]:#04x} at column {exc.start + 1});"
-                    " re-save the file as UTF-8",
-                )
-            )
-    return lines, rejects
+    return data
 
 
 def sniff_text(path: Path, size: int = 65536) -> str:
     """Return the start of a file as text (undecodable bytes replaced), for detection."""
     with open(path, "rb") as fh:
-        return fh.read(size).decode("utf-8", errors="replace").lstrip("\ufeff")
+        head = fh.read(size)
+    for bom, encoding in _BOMS:
+        if head.startswith(bom):
+            return head.decode(encoding, errors="replace").lstrip("\ufeff")
+    return head.decode("utf-8", errors="replace").lstrip("\ufeff")
 
 
-def iter_csv(
-    path: Path, delimiter: str
-) -> tuple[list[str], list[tuple[int, list[str]]], list[Reject]]:
-    """Parse a delimited file into its header, rows (with line numbers) and rejects.
+class _Numbers:
+    """JSON number hooks that flag numbers a float64 cannot hold instead of raising.
 
-    Rows with fewer or more fields than the header are rejected (a truncated last
-    line is the common case).
-
-    Raises
-    ------
-    LogFormatError
-        If the file is empty or has no header.
+    ``json`` turns ``1e400`` into infinity and a 400-digit integer into an ``int``
+    that ``float()`` refuses (or, past 4,300 digits, refuses to parse at all). Each
+    such number is replaced by NaN and remembered, so that its record is rejected.
     """
-    lines, rejects = read_lines(path)
-    numbers = [n for n, _ in lines]
-    reader = csv.reader((t for _, t in lines), delimiter=delimiter)
-    header: list[str] | None = None
-    rows: list[tuple[int, list[str]]] = []
-    consumed = 0
-    try:
-        for row in reader:
-            start = numbers[consumed] if consumed < len(numbers) else numbers[-1]
-            consumed = reader.line_num
-            if header is None:
-                header = [h.strip() for h in row]
-                continue
-            if not row or all(not c.strip() for c in row):
-                continue
-            if len(row) != len(header):
-                rejects.append(
-                    Reject(
-                        str(path),
-                        start,
-                        f"expected {len(header)} fields, found {len(row)}"
-                        + (" (truncated line?)" if len(row) < len(header) else ""),
-                    )
-                )
-                continue
-            rows.append((start, row))
-    except csv.Error as exc:
-        line = numbers[min(reader.line_num, len(numbers)) - 1] if numbers else None
-        rejects.append(Reject(str(path), line, f"unreadable {delimiter!r}-delimited text: {exc}"))
-    if header is None:
-        raise LogFormatError(f"{path}: no header line found")
-    return header, rows, sorted(rejects, key=lambda r: r.line or 0)
+
+    def __init__(self) -> None:
+        self.bad: list[str] = []
+        self.decoder = json.JSONDecoder(parse_int=self.parse_int, parse_float=self.parse_float)
+
+    def parse_int(self, text: str) -> int | float:
+        if len(text) < 19:  # fits an int64: the common case, no checks
+            return int(text)
+        try:
+            value = int(text)
+            float(value)
+        except (ValueError, OverflowError):
+            self.bad.append(text)
+            return math.nan
+        return value
+
+    def parse_float(self, text: str) -> float:
+        value = float(text)
+        if math.isinf(value):
+            self.bad.append(text)
+            return math.nan
+        return value
+
+    def problem(self) -> str | None:
+        """Say what was wrong with the last record decoded (and forget it)."""
+        if not self.bad:
+            return None
+        text = self.bad[0]
+        shown = text if len(text) <= 24 else f"{text[:12]}...{text[-6:]} ({len(text)} characters)"
+        self.bad.clear()
+        return f"number {shown} does not fit a float64; write it as a string or fix it"
+
+
+def _is_comment(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped.startswith("#") or stripped.startswith("//")
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]:
     """Yield ``(line, record)`` for each JSON-object line, or ``(line, Reject)``.
 
-    Blank lines are passed over; a line that is not a JSON object is a reject.
+    Blank lines and comment lines (``#`` or ``//``) are passed over; a line holding a
+    JSON array yields each of its elements; a line that is not a JSON object (or an
+    array of them) is a reject.
     """
-    lines, rejects = read_lines(path)
-    for r in rejects:
-        yield (r.line or 0), r
-    for n, text in lines:
-        if not text.strip():
+    data = read_bytes(path)
+    numbers = _Numbers()
+    for n, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield (
+                n,
+                Reject(
+                    str(path),
+                    n,
+                    f"not valid UTF-8 (byte {raw[exc.start]:#04x} at column {exc.start + 1});"
+                    " re-save the file as UTF-8",
+                ),
+            )
+            continue
+        if not text.strip() or _is_comment(text):
             continue
         try:
-            obj = json.loads(text)
+            obj = numbers.decoder.decode(text)
         except json.JSONDecodeError as exc:
+            numbers.bad.clear()
             yield n, Reject(str(path), n, f"invalid JSON ({exc.msg} at column {exc.colno})")
             continue
-        if not isinstance(obj, dict):
-            yield n, Reject(str(path), n, f"expected a JSON object, found {type(obj).__name__}")
+        problem = numbers.problem()
+        if problem is not None:
+            yield n, Reject(str(path), n, problem)
             continue
-        yield n, obj
+        for element in obj if isinstance(obj, list) else [obj]:
+            if isinstance(element, dict):
+                yield n, element
+            else:
+                what = type(element).__name__
+                yield n, Reject(str(path), n, f"expected a JSON object, found {what}")
+
+
+def _decode_whole(path: Path) -> str:
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise LogFormatError(
+            f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}); re-save as UTF-8"
+        ) from None
 
 
 def load_json(path: Path) -> Any:
@@ -147,38 +206,22 @@ def load_json(path: Path) -> Any:
     Raises
     ------
     LogFormatError
-        If the file is empty, not UTF-8, or not valid JSON.
+        If the file is empty, not UTF-8, not valid JSON, or holds a number that does
+        not fit a float64.
     """
-    data = Path(path).read_bytes()
-    if not data.strip():
-        raise LogFormatError(f"{path}: the file is empty; nothing to import")
+    text = _decode_whole(path)
+    numbers = _Numbers()
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise LogFormatError(
-            f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}); re-save as UTF-8"
-        ) from None
-    try:
-        return json.loads(text)
+        obj = numbers.decoder.decode(text)
     except json.JSONDecodeError as exc:
         raise LogFormatError(
             f"{path}:{exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno});"
             " the file may be truncated"
         ) from None
-
-
-def _decode_whole(path: Path) -> str:
-    data = Path(path).read_bytes()
-    if not data.strip():
-        raise LogFormatError(f"{path}: the file is empty; nothing to import")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise LogFormatError(
-            f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}); re-save as UTF-8"
-        ) from None
+    problem = numbers.problem()
+    if problem is not None:
+        raise LogFormatError(f"{path}: {problem}")
+    return obj
 
 
 def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]:
@@ -194,7 +237,7 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
         If the file is empty, not UTF-8, or not a JSON array.
     """
     text = _decode_whole(path)
-    decoder = json.JSONDecoder()
+    numbers = _Numbers()
     i = _WS.match(text, 0).end()
     if text[i : i + 1] != "[":
         raise LogFormatError(
@@ -216,7 +259,7 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
                 )
             return
         try:
-            obj, end = decoder.raw_decode(text, i)
+            obj, end = numbers.decoder.raw_decode(text, i)
         except json.JSONDecodeError as exc:
             at = text.count("\n", 0, exc.pos) + 1
             yield (
@@ -229,7 +272,10 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
                 ),
             )
             return
-        if isinstance(obj, dict):
+        problem = numbers.problem()
+        if problem is not None:
+            yield line, Reject(str(path), line, problem)
+        elif isinstance(obj, dict):
             yield line, obj
         else:
             yield (
@@ -271,7 +317,7 @@ def first_record(path: Path, limit: int = 1 << 24) -> dict[str, Any] | None:
     Used by detectors: reads only as much of the file as the first record needs
     (up to ``limit`` bytes), and never raises on a file that is not JSON.
     """
-    decoder = json.JSONDecoder()
+    decoder = _Numbers().decoder
     size = 65536
     try:
         total = Path(path).stat().st_size
@@ -286,7 +332,7 @@ def first_record(path: Path, limit: int = 1 << 24) -> dict[str, Any] | None:
                 obj, _ = decoder.raw_decode(text, _WS.match(text, i + 1).end())
             elif text[i : i + 1] == "{":
                 end = text.find("\n", i)
-                obj = json.loads(text[i:] if end < 0 else text[i:end])
+                obj = decoder.decode(text[i:] if end < 0 else text[i:end])
             else:
                 return None
         except json.JSONDecodeError:
@@ -295,3 +341,215 @@ def first_record(path: Path, limit: int = 1 << 24) -> dict[str, Any] | None:
             size *= 4
             continue
         return obj if isinstance(obj, dict) else None
+
+
+# --- delimited text -----------------------------------------------------------------
+
+
+def _check_header(path: Path, header: list[str]) -> list[str]:
+    header = [h.strip() for h in header]
+    bad = [h for h in header if _BAD_BYTE.search(h)]
+    if bad:
+        raise LogFormatError(f"{path}:1: the header is not valid UTF-8; re-save the file as UTF-8")
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:
+        raise LogFormatError(f"{path}:1: duplicate column names {dup}; rename them")
+    return header
+
+
+def _blank(row: list[str]) -> bool:
+    return all(not c.strip() for c in row)
+
+
+def _comment(row: list[str], width: int) -> bool:
+    """Say whether a row is a comment: one field starting with ``#``, table wider."""
+    return len(row) == 1 and width > 1 and row[0].lstrip().startswith("#")
+
+
+def _arrow_table(path: Path, data: bytes, delimiter: str) -> tuple[list[str], pd.DataFrame] | None:
+    """Parse a clean delimited file with pyarrow; ``None`` if it needs the exact path.
+
+    Line numbers come from counting the newlines inside the fields; the count of all
+    physical lines must then come out exact, which rules out blank or comment lines,
+    stray bytes and any record pyarrow would read differently from ``csv``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    end = data.find(b"\n")
+    first = data[: len(data) if end < 0 else end].decode("utf-8", errors="surrogateescape")
+    if '"' in first or _comment([first], 2):
+        return None  # a quoted or commented header: the exact path handles it
+    header = _check_header(path, first.rstrip("\r").split(delimiter))
+    if len(header) < 2:
+        return None
+    names = [f"c{i}" for i in range(len(header))]
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pcsv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 24),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+            convert_options=pcsv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.string()),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    inner = np.zeros(table.num_rows, dtype=np.int64)
+    blank = np.ones(table.num_rows, dtype=bool)
+    for column in table.columns:
+        inner += pc.fill_null(pc.count_substring(column, "\n"), 0).to_numpy()
+        blank &= pc.equal(pc.utf8_trim_whitespace(column), "").to_numpy(zero_copy_only=False)
+    physical = data.rstrip(b"\r\n").count(b"\n") + 1
+    if blank.any() or 1 + table.num_rows + int(inner.sum()) != physical:
+        return None
+    lines = 2 + np.arange(table.num_rows, dtype=np.int64) + np.cumsum(inner) - inner
+    frame = table.rename_columns(header).to_pandas()
+    frame["_line"] = lines
+    return header, frame
+
+
+def _lines_from(lines: list[str], start: int) -> Iterator[str]:
+    for i in range(start, len(lines)):
+        yield lines[i]
+
+
+def _bad_byte(path: Path, lines: list[str], first: int, stop: int) -> Reject | None:
+    """Return a reject for the first undecodable byte in ``lines[first:stop]``, if any."""
+    for i in range(first, stop):
+        m = _BAD_BYTE.search(lines[i])
+        if m:
+            byte = ord(m.group()) - 0xDC00
+            where = "" if i == first else f" (its line {i + 1})"
+            return Reject(
+                str(path),
+                first + 1,
+                f"not valid UTF-8 (byte {byte:#04x} at line {i + 1} column {m.start() + 1}{where});"
+                " re-save the file as UTF-8",
+            )
+    return None
+
+
+def _exact_table(
+    path: Path, data: bytes, delimiter: str
+) -> tuple[list[str], pd.DataFrame, list[Reject]]:
+    """Parse record by record with ``csv``, keeping what the fast path cannot."""
+    text = data.decode("utf-8", errors="surrogateescape")
+    lines = io.StringIO(text, newline="").readlines()
+    header: list[str] | None = None
+    rows: list[list[str]] = []
+    numbers: list[int] = []
+    rejects: list[Reject] = []
+    pos = 0
+    while pos < len(lines):
+        reader = csv.reader(_lines_from(lines, pos), delimiter=delimiter, strict=True)
+        base = pos
+        restart = False
+        try:
+            for row in reader:
+                first, pos = pos, base + reader.line_num
+                if not row or _blank(row) or (header is None and _comment(row, 2)):
+                    continue
+                if header is None:
+                    header = _check_header(path, row)
+                    continue
+                if _comment(row, len(header)):
+                    continue
+                bad = _bad_byte(path, lines, first, pos)
+                if bad is not None:
+                    rejects.append(bad)
+                elif len(row) != len(header):
+                    short = " (truncated line?)" if len(row) < len(header) else ""
+                    spans = pos - first > 1
+                    why = f"expected {len(header)} fields, found {len(row)}{short}"
+                    if spans:
+                        why += (
+                            f"; the record runs over lines {first + 1}-{pos}, likely an unclosed"
+                            " quote: this line is rejected and reading resumes on the next"
+                        )
+                    rejects.append(Reject(str(path), first + 1, why))
+                    if spans:
+                        pos, restart = first + 1, True
+                        break
+                else:
+                    rows.append(row)
+                    numbers.append(first + 1)
+        except csv.Error as exc:
+            # ``first`` is the record being read when the parser gave up.
+            first = pos
+            rejects.append(
+                Reject(
+                    str(path),
+                    first + 1,
+                    f"unreadable {delimiter!r}-delimited text ({exc}); check the quotes of"
+                    " this line",
+                )
+            )
+            pos, restart = first + 1, True
+        if not restart:
+            break
+    if header is None:
+        raise LogFormatError(f"{path}: no header line found")
+    frame = (
+        pd.DataFrame(rows, columns=header, dtype=str)
+        if rows
+        else pd.DataFrame({h: pd.Series([], dtype=str) for h in header})
+    )
+    frame["_line"] = np.asarray(numbers, dtype=np.int64)
+    return header, frame, rejects
+
+
+def read_delimited(path: Path, delimiter: str) -> tuple[pd.DataFrame, list[Reject]]:
+    r"""Read a delimited file (CSV, TSV) into a frame of strings, and its rejects.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    delimiter : str
+        ``","`` or ``"\t"``.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        One column per header name, every cell the field's text exactly (quoted
+        newlines, tabs and quotes kept, nothing stripped), and ``_line``: the 1-based
+        line each record starts on. Blank lines, and lines of one field starting
+        with ``#`` (comments), are not records.
+    rejects : list of Reject
+        Records that could not be read: a byte that is not UTF-8, the wrong number of
+        fields, broken quoting; each once, at its first line.
+
+    Raises
+    ------
+    LogFormatError
+        If the file is empty, cannot be read, or has no header (or a duplicate
+        column name).
+    """
+    data = read_bytes(path)
+    fast = _arrow_table(path, data, delimiter)
+    if fast is not None:
+        return fast[1], []
+    _, frame, rejects = _exact_table(path, data, delimiter)
+    return frame, sorted(rejects, key=lambda r: r.line or 0)
+
+
+def iter_csv(
+    path: Path, delimiter: str
+) -> tuple[list[str], list[tuple[int, list[str]]], list[Reject]]:
+    """Parse a delimited file into its header, rows (with line numbers) and rejects.
+
+    The rows are those of :func:`read_delimited`, as lists of the fields' text.
+
+    Raises
+    ------
+    LogFormatError
+        If the file is empty or has no header.
+    """
+    frame, rejects = read_delimited(path, delimiter)
+    header = [c for c in frame.columns if c != "_line"]
+    cells = frame[header].to_numpy(dtype=object).tolist()
+    return header, list(zip(frame["_line"].tolist(), cells, strict=True)), rejects

@@ -10,7 +10,8 @@ entries point at an importer object (or a zero-argument factory returning one).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -190,21 +191,72 @@ def _no_importer_message(path: Path, reasons: Mapping[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
+def _walk(folder: Path, notes: list[Reject]) -> Iterator[Path]:
+    """Files under ``folder``, sorted, following symlinked folders (each folder once).
+
+    Hidden folders (``.git``, ``.ipynb_checkpoints``: stale copies of live logs) are
+    passed over with a note.
+    """
+    seen: set[str] = set()
+    for root, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:  # a symlink loop, or a folder reached twice
+            dirs[:] = []
+            continue
+        seen.add(real)
+        for d in sorted(dirs):
+            if d.startswith("."):
+                notes.append(
+                    Reject(
+                        str(Path(root) / d),
+                        None,
+                        "passed over: a hidden folder (give it by name to read it)",
+                    )
+                )
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for f in sorted(files):
+            if f not in _IGNORED_NAMES and not f.startswith("."):
+                yield Path(root) / f
+
+
+def _files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, bool]], list[Reject]]:
+    """Return the files to read (each with whether it was named explicitly), and notes.
+
+    A file reached twice (named twice, or through a folder and a symlink) is read
+    once; the second time is a note.
+    """
     out: list[tuple[Path, bool]] = []
+    notes: list[Reject] = []
+    first: dict[str, Path] = {}
+
+    def add(f: Path, explicit: bool) -> None:
+        real = os.path.realpath(f)
+        if real in first:
+            notes.append(
+                Reject(str(f), None, f"passed over: the same file as {first[real]}, read once")
+            )
+            return
+        first[real] = f
+        out.append((f, explicit))
+
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            out += [
-                (f, False)
-                for f in sorted(p.rglob("*"))
-                if f.is_file() and f.name not in _IGNORED_NAMES and not f.name.startswith(".")
-            ]
+            for f in _walk(p, notes):
+                if f.is_file():
+                    add(f, False)
         elif p.exists():
-            out.append((p, True))
+            add(p, True)
         else:
             raise LogFormatError(f"{p}: no such file or folder")
-    return out
+    return out, notes
+
+
+def _unreadable(path: Path, imp: Importer, exc: Exception) -> str:
+    """Return why a file could not be read at all, for its reject."""
+    if isinstance(exc, OSError):
+        return f"cannot be read ({exc.strerror or exc}); check the file's permissions"
+    return f"cannot be read as {imp.name} ({exc}); check format= or re-save the file as UTF-8"
 
 
 @dataclass(frozen=True)
@@ -284,8 +336,8 @@ def read_logs(
         raise ValueError(f"unknown format {format!r}; known: {', '.join(sorted(regs))}")
     _check_options({format: regs[format]} if format is not None else regs, options)
     parsed: list[Parsed] = []
-    notes: list[Reject] = []
-    for path, explicit in _files(paths):
+    files, notes = _files(paths)
+    for path, explicit in files:
         companion = None
         if format is not None:
             imp: Importer | None = regs[format]
@@ -301,11 +353,12 @@ def read_logs(
         log.info("reading %s as %s", path, imp.name)
         try:
             parsed.append(imp.read(path, **_options_for(imp, options)))
-        except LogFormatError as exc:
+        except (LogFormatError, OSError, UnicodeError) as exc:
             if strict:
                 raise
+            why = str(exc) if isinstance(exc, LogFormatError) else _unreadable(path, imp, exc)
             parsed.append(
-                Parsed(str(path), imp.name, rejects=[Reject(str(path), None, str(exc))], read=1)
+                Parsed(str(path), imp.name, rejects=[Reject(str(path), None, why)], read=1)
             )
     ds, report = assemble(replicate_runs(parsed, run_pattern), aliases=aliases)
     report = explain_conflicts(report, [p.file for p in parsed])

@@ -1,7 +1,18 @@
-"""Saving and loading Judgments datasets (netCDF or zarr), losslessly."""
+"""Saving and loading Judgments datasets (netCDF or zarr), losslessly and safely.
+
+Every output is written under a temporary name in its destination folder and renamed
+into place when complete, so that an interrupted or failed write leaves the previous
+file (or nothing), never a truncated one; a lock beside the destination makes a
+second writer of the same output fail with a message instead of racing the first.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import secrets
+import shutil
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -10,15 +21,209 @@ import xarray as xr
 from judgestats.errors import LogFormatError
 from judgestats.schema import check
 
-__all__ = ["load", "save"]
+try:  # POSIX; elsewhere writers are not locked against each other
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["DATASET_SUFFIXES", "atomic_output", "check_output", "load", "replace_folder", "save"]
+
+#: Suffixes of a saved dataset (or posterior): netCDF, zarr.
+DATASET_SUFFIXES = (".nc", ".zarr")
+#: Variables every Judgments dataset has.
+_REQUIRED = ("verdict", "human")
 
 
 def _is_zarr(path: Path) -> bool:
     return path.suffix == ".zarr" or (path.is_dir() and (path / "zarr.json").exists())
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_output(
+    path: str | Path, *, inputs: Iterable[str | Path] = (), folder: bool = False
+) -> Path:
+    """Raise a clear error, before any work is done, if ``path`` cannot be written.
+
+    Parameters
+    ----------
+    path : str or Path
+        The output: a dataset file (``.nc`` or ``.zarr``), or with ``folder=True`` a
+        report folder.
+    inputs : iterable of path, optional
+        The files read; the output may not be one of them.
+    folder : bool, default False
+        The output is a folder of files.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    LogFormatError
+        If the output is one of the inputs, has the wrong suffix or kind (a folder
+        where a file goes, or the reverse), or its folder is missing or read-only.
+    """
+    path = Path(path)
+    for given in inputs:
+        if _same_file(path, Path(given)) or path.absolute() == Path(given).absolute():
+            raise LogFormatError(
+                f"{path}: the output is one of the inputs; writing it would destroy the"
+                " log. Choose another output name"
+            )
+    if folder:
+        if path.exists() and not path.is_dir():
+            raise LogFormatError(
+                f"{path}: exists and is not a folder; the report is a folder of files,"
+                " choose another -o"
+            )
+    else:
+        if path.suffix not in DATASET_SUFFIXES:
+            raise LogFormatError(
+                f"{path}: an output needs the suffix .nc (netCDF) or .zarr (zarr),"
+                f" not {path.suffix or 'none'!r}; for example -o judgments.nc"
+            )
+        if path.suffix == ".nc" and path.is_dir():
+            raise LogFormatError(f"{path}: is a folder; give a file name such as {path}/data.nc")
+    parent = path.absolute().parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise LogFormatError(f"{path}: {parent} is not a folder; choose another output")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise LogFormatError(f"{path}: cannot write in {parent} (permission denied)")
+    return path
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path``'s output for the duration of the block."""
+    if fcntl is None:
+        yield
+        return
+    lock = path.parent / f".{path.name}.lock"
+    try:
+        fh = open(lock, "a")  # noqa: SIM115 (held open for the lock's life)
+    except OSError as exc:
+        raise LogFormatError(f"{path}: cannot write in {path.parent} ({exc.strerror})") from None
+    try:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LogFormatError(
+                f"{path}: another judgestats process is writing this output right now;"
+                " wait for it to finish, or write to another name"
+            ) from None
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                lock.unlink()
+            fcntl.flock(fh, fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def _aside(path: Path, what: str) -> Path:
+    return path.parent / f".{path.name}.{what}-{os.getpid()}-{secrets.token_hex(4)}{path.suffix}"
+
+
+def _swap(tmp: Path, path: Path) -> None:
+    """Put ``tmp`` at ``path`` in one rename (a folder there is moved aside first)."""
+    if path.is_dir() and not path.is_symlink():
+        old = _aside(path, "old")
+        os.replace(path, old)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            os.replace(old, path)
+            raise
+        _remove(old)
+    else:
+        os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | Path, *, folder_of: Iterable[str] | None = None) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it replaces ``path`` at once.
+
+    The temporary name has the same suffix (so that writers choosing a format by the
+    suffix still do). On an error or an interrupt it is removed and ``path`` is left
+    as it was. The output is locked against a second writer meanwhile.
+
+    Parameters
+    ----------
+    path : str or Path
+        The destination (a file, or a folder such as a zarr store).
+    folder_of : iterable of str, optional
+        The destination is a folder of these files, written into the temporary
+        folder; it is put in place with :func:`replace_folder`.
+
+    Yields
+    ------
+    Path
+        Where to write.
+
+    Raises
+    ------
+    LogFormatError
+        If another process is writing the same output, or the folder is not writable.
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LogFormatError(f"{path}: cannot create its folder ({exc.strerror})") from None
+    with _locked(path):
+        tmp = _aside(path, "tmp")
+        try:
+            yield tmp
+            if folder_of is None:
+                _swap(tmp, path)
+            else:
+                replace_folder(tmp, path, folder_of)
+        except PermissionError as exc:
+            raise LogFormatError(f"{path}: cannot write ({exc.strerror})") from None
+        finally:
+            _remove(tmp)
+
+
+def replace_folder(tmp: Path, out: Path, names: Iterable[str]) -> None:
+    """Move the finished folder ``tmp`` to ``out``.
+
+    When ``out`` does not exist, or holds nothing but files called ``names`` (an
+    earlier report), the folders are swapped, so ``out`` becomes complete in one
+    step. Otherwise ``out`` keeps its other files and each of ``tmp``'s replaces its
+    namesake in one rename.
+    """
+    names = set(names)
+    if not out.exists() or (out.is_dir() and {p.name for p in out.iterdir()} <= names):
+        _swap(tmp, out)
+        return
+    for item in sorted(tmp.iterdir()):
+        _swap(item, out / item.name)
+    _remove(tmp)
+
+
 def save(ds: xr.Dataset, path: str | Path) -> Path:
     """Write a Judgments dataset to netCDF (``.nc``, via h5netcdf) or zarr (``.zarr``).
+
+    The file appears complete or not at all (see :func:`atomic_output`).
 
     Parameters
     ----------
@@ -31,14 +236,43 @@ def save(ds: xr.Dataset, path: str | Path) -> Path:
     -------
     Path
         The path written.
+
+    Raises
+    ------
+    LogFormatError
+        If the suffix is neither ``.nc`` nor ``.zarr``, the path is one of the logs
+        the dataset was read from, or it cannot be written.
     """
+    import json
+
     path = Path(path)
     check(ds)
-    if _is_zarr(path):
-        ds.to_zarr(path, mode="w")
-    else:
-        ds.to_netcdf(path, engine="h5netcdf")
+    sources = [s["file"] for s in json.loads(ds.attrs.get("sources", "[]") or "[]")]
+    check_output(path, inputs=sources)
+    zarr = _is_zarr(path)
+    with atomic_output(path) as tmp:
+        if zarr:
+            ds.to_zarr(tmp, mode="w")
+        else:
+            ds.to_netcdf(tmp, engine="h5netcdf")
     return path
+
+
+def _not_judgments(path: Path, ds: xr.Dataset) -> str:
+    missing = [v for v in _REQUIRED if v not in ds.variables]
+    found = ", ".join(list(ds.data_vars)[:6]) or "no variables at its root"
+    hint = ""
+    with contextlib.suppress(Exception):
+        groups = list(xr.open_groups(path, engine="zarr" if _is_zarr(path) else "h5netcdf"))
+        if any(g.strip("/") == "posterior" for g in groups):
+            hint = (
+                "; it holds a posterior (written by 'fit' or 'report'), which"
+                " judgestats.models.load_posterior reads"
+            )
+    return (
+        f"{path}: not a Judgments dataset: missing {', '.join(map(repr, missing))}"
+        f" (found {found}){hint}; make one from logs with 'judgestats import LOGS -o FILE.nc'"
+    )
 
 
 def load(path: str | Path) -> xr.Dataset:
@@ -53,6 +287,12 @@ def load(path: str | Path) -> xr.Dataset:
     -------
     xarray.Dataset
         Loaded into memory, string coordinates restored to fixed-width unicode.
+
+    Raises
+    ------
+    LogFormatError
+        If the file is missing, unreadable, or not a Judgments dataset (the message
+        says what is missing).
     """
     path = Path(path)
     if not path.exists():
@@ -63,8 +303,10 @@ def load(path: str | Path) -> xr.Dataset:
         else:
             with xr.open_dataset(path, engine="h5netcdf") as f:
                 ds = f.load()
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, KeyError) as exc:
         raise LogFormatError(f"{path}: not a readable netCDF/zarr dataset ({exc})") from None
+    if any(v not in ds.variables for v in _REQUIRED):
+        raise LogFormatError(_not_judgments(path, ds))
     # Variable-length strings come back as object arrays; restore the in-memory dtype.
     for name, var in ds.variables.items():
         if var.dtype == object:

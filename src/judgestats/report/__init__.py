@@ -34,6 +34,7 @@ import numpy as np
 import xarray as xr
 
 from judgestats.accounting import ImportReport
+from judgestats.io.store import atomic_output
 from judgestats.models.derived import DerivedConfig
 from judgestats.mvvp import MVVPConfig, MVVPResult, check
 from judgestats.report.html import render_html
@@ -58,6 +59,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("judgestats")
+
+#: The files of a report folder.
+REPORT_FILES = ("index.html", "summary.csv", "summary.json", "tables.tex", "posterior.nc")
 
 #: Figures of the report, in page order.
 FIGURES = {
@@ -169,7 +173,7 @@ def write_report(
     result : MVVPResult
         Its MVVP check.
     out_dir : str or Path
-        Created if needed; existing report files in it are replaced.
+        Created if needed; existing report files in it are replaced, all at once.
     import_report : ImportReport, optional
         Shown at the end of the HTML page.
     data_summary : str, optional
@@ -187,13 +191,18 @@ def write_report(
 
     progress = progress or Progress()
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     table = summary_table(result)
     with progress.stage("drawing the plots"):
         figures = _figures(result, table)
-    with progress.stage(f"writing the report into {out}"):
-        files = {"html": out / "index.html", "tex": out / "tables.tex"}
-        files["csv"], files["json"] = write_summary(result, out)
+    # Written into a folder beside ``out`` and moved in when complete: an interrupted
+    # run leaves the previous report (or none), never a partial one.
+    with (
+        progress.stage(f"writing the report into {out}"),
+        atomic_output(out, folder_of=REPORT_FILES) as tmp,
+    ):
+        tmp.mkdir(parents=True)
+        files = {"html": tmp / "index.html", "tex": tmp / "tables.tex"}
+        files["csv"], files["json"] = write_summary(result, tmp)
         files["tex"].write_text(latex_tables(result, table))
         page = render_html(
             result,
@@ -205,7 +214,8 @@ def write_report(
             title=title,
         )
         files["html"].write_text(page, encoding="utf-8")
-        files["posterior"] = save_posterior(tree, out / "posterior.nc")
+        files["posterior"] = save_posterior(tree, tmp / "posterior.nc")
+    files = {k: out / v.name for k, v in files.items()}
     return {k: files[k] for k in ("html", "csv", "json", "tex", "posterior")}
 
 

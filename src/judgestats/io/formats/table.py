@@ -33,7 +33,8 @@ rejected with the row's line, never guessed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +43,16 @@ import pandas as pd
 
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
-from judgestats.io._assemble import Parsed, item_id
+from judgestats.io._assemble import Parsed
 from judgestats.io._records import option_names
-from judgestats.io._text import iter_csv, iter_jsonl, sniff_text
+from judgestats.io._text import iter_jsonl, read_delimited, sniff_text
 from judgestats.io.registry import Detection, register
 from judgestats.io.verdicts import VerdictExtractor
 from judgestats.schema import LABEL_KINDS, Verdict
 
 __all__ = [
     "DEFAULT_VERDICTS",
+    "MAX_RUN",
     "TABLE_FIELDS",
     "TableImporter",
     "from_table",
@@ -112,6 +114,13 @@ _SUFFIXES = {
 }
 
 
+#: A run index: a non-negative integer, written plainly (``3``, or ``3.0`` as
+#: spreadsheets and float columns write it; not ``3e0``).
+_RUN = re.compile(r"\+?0*([0-9]{1,10})(?:\.0*)?")
+#: Largest run index accepted (runs are numbered 0, 1, 2, ... and stored densely).
+MAX_RUN = 2**31 - 1
+
+
 def _vocabulary(verdict_map: Mapping[str, str | int] | None) -> dict[str, int]:
     vocab = dict(DEFAULT_VERDICTS)
     for raw, target in (verdict_map or {}).items():
@@ -128,44 +137,113 @@ def _vocabulary(verdict_map: Mapping[str, str | int] | None) -> dict[str, int]:
     return vocab
 
 
+def _by_value(values: pd.Series, convert: Callable[[str], Any], dtype: Any) -> np.ndarray:
+    """``convert`` applied to every value, computed once per distinct value.
+
+    Log columns repeat a few values (judges, verdicts, orders, runs) over many rows;
+    factorising turns the per-row work into a per-value one.
+    """
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    missing = np.nan if np.dtype(dtype).kind == "f" else None
+    mapped = np.array([convert(u) for u in uniques] + [missing], dtype=dtype)
+    return mapped[codes]
+
+
+def _lookup_text(values: pd.Series, table: Mapping[str, str]) -> pd.Series:
+    """``table[value]`` for every value, as a string column (``None`` where absent)."""
+    import pyarrow as pa
+
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    mapped = pa.array([table.get(u) for u in uniques] + [None], type=pa.string())
+    taken = mapped.take(pa.array(np.where(codes < 0, len(uniques), codes)))
+    return pd.Series(taken, index=values.index, dtype="str")
+
+
+def _lookup(values: pd.Series, table: Mapping[str, Any], dtype: Any = float) -> np.ndarray:
+    """``table[value]`` for every value (NaN, or ``None``, where absent)."""
+    missing = np.nan if np.dtype(dtype).kind == "f" else None
+    return _by_value(values, lambda v: table.get(v, missing), dtype)
+
+
+def _run_index(text: str) -> float:
+    m = _RUN.fullmatch(text)
+    return float(m[1]) if m and int(m[1]) <= MAX_RUN else np.nan
+
+
+def _number(text: str) -> float:
+    """Return a finite float, NaN for an empty cell, ``inf`` for text not a number."""
+    if not text:
+        return np.nan
+    try:
+        value = float(text)
+    except ValueError:
+        return np.inf
+    return value if np.isfinite(value) else np.inf
+
+
+def _strings(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every data column as stripped strings (``_line`` kept as it is)."""
+    out = {
+        c: (frame[c].astype(str) if frame[c].dtype != "str" else frame[c]).str.strip()
+        for c in frame.columns
+        if c != "_line"
+    }
+    out["_line"] = frame["_line"].to_numpy(dtype=np.int64)
+    return pd.DataFrame(out, index=pd.RangeIndex(len(frame)))
+
+
+def _load_jsonl(path: Path) -> tuple[pd.DataFrame, list[Reject]]:
+    records: list[dict[str, Any]] = []
+    lines: list[int] = []
+    rejects: list[Reject] = []
+    for n, obj in iter_jsonl(path):
+        if isinstance(obj, Reject):
+            rejects.append(obj)
+            continue
+        nested = [k for k, v in obj.items() if isinstance(v, (dict, list)) and k in TABLE_FIELDS]
+        if nested:
+            rejects.append(Reject(str(path), n, f"field {nested[0]!r} holds a nested value"))
+            continue
+        records.append({k: "" if v is None else str(v) for k, v in obj.items()})
+        lines.append(n)
+    if not records and not rejects:
+        raise LogFormatError(f"{path}: no JSON records found")
+    df = pd.DataFrame.from_records(records).fillna("") if records else pd.DataFrame()
+    df["_line"] = np.asarray(lines, dtype=np.int64)
+    return df, rejects
+
+
+def _load_parquet(path: Path) -> pd.DataFrame:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:
+        raise LogFormatError(f"{path}: not a readable Parquet file ({exc})") from None
+    columns = {}
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        try:
+            text = pc.cast(column, pa.string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            # Nested or binary values: their text, as pandas writes it.
+            text = pa.array(column.to_pandas().astype(str), type=pa.string())
+        columns[name] = pc.utf8_trim_whitespace(pc.fill_null(text, ""))
+    df = pa.table(columns).to_pandas() if columns else pd.DataFrame(index=range(table.num_rows))
+    df["_line"] = np.arange(1, table.num_rows + 1, dtype=np.int64)  # 1-based row
+    return df
+
+
 def _load(path: Path, kind: str) -> tuple[pd.DataFrame, list[Reject]]:
     """Return all cells as stripped strings plus a ``_line`` column, and rejects."""
     if kind in ("csv", "tsv"):
-        header, rows, rejects = iter_csv(path, "," if kind == "csv" else "\t")
-        df = pd.DataFrame([r for _, r in rows], columns=header, dtype=str)
-        df["_line"] = [n for n, _ in rows]
-        if len(set(header)) != len(header):
-            dup = sorted({h for h in header if header.count(h) > 1})
-            raise LogFormatError(f"{path}:1: duplicate column names {dup}; rename them")
-        return df.apply(lambda c: c.str.strip() if c.dtype == object else c), rejects
+        df, rejects = read_delimited(path, "," if kind == "csv" else "\t")
+        return _strings(df), rejects
     if kind == "jsonl":
-        records: list[dict[str, Any]] = []
-        lines: list[int] = []
-        rejects = []
-        for n, obj in iter_jsonl(path):
-            if isinstance(obj, Reject):
-                rejects.append(obj)
-                continue
-            nested = [
-                k for k, v in obj.items() if isinstance(v, (dict, list)) and k in TABLE_FIELDS
-            ]
-            if nested:
-                rejects.append(Reject(str(path), n, f"field {nested[0]!r} holds a nested value"))
-                continue
-            records.append({k: "" if v is None else str(v) for k, v in obj.items()})
-            lines.append(n)
-        if not records and not rejects:
-            raise LogFormatError(f"{path}: no JSON records found")
-        df = pd.DataFrame.from_records(records).fillna("") if records else pd.DataFrame()
-        df["_line"] = lines
-        return df, rejects
-    try:
-        df = pd.read_parquet(path)
-    except Exception as exc:
-        raise LogFormatError(f"{path}: not a readable Parquet file ({exc})") from None
-    df = df.astype(object).where(df.notna(), "").astype(str)
-    df["_line"] = np.arange(1, len(df) + 1)  # Parquet has rows, not lines: 1-based row
-    return df, []
+        df, rejects = _load_jsonl(path)
+        return _strings(df), rejects
+    return _load_parquet(path), []
 
 
 def table_header(path: Path) -> set[str] | None:
@@ -184,7 +262,8 @@ def table_header(path: Path) -> set[str] | None:
             return set(pq.read_schema(path).names)
         except Exception:
             return set()
-    first = sniff_text(path).split("\n", 1)[0]
+    lines = [ln for ln in sniff_text(path).split("\n") if ln.strip() and not ln.startswith("#")]
+    first = lines[0] if lines else ""
     if kind == "jsonl":
         return set(first.replace('"', " ").replace(",", " ").replace(":", " ").split())
     return {h.strip().strip('"') for h in first.split("," if kind == "csv" else "\t")}
@@ -208,9 +287,11 @@ def load_table(path: Path, file_format: str | None = None) -> tuple[pd.DataFrame
     Returns
     -------
     frame : pandas.DataFrame
-        Every cell as a string; ``_line`` is the 1-based line (row for Parquet).
+        Every cell as a string, stripped of surrounding whitespace; quoted newlines,
+        tabs and quotes inside a cell are kept. ``_line`` is the 1-based line a record
+        starts on (row for Parquet).
     rejects : list of Reject
-        Lines that could not be read.
+        Records that could not be read.
 
     Raises
     ------
@@ -218,7 +299,7 @@ def load_table(path: Path, file_format: str | None = None) -> tuple[pd.DataFrame
         For an unknown suffix, an empty file or a missing header.
     """
     kind = file_format or _SUFFIXES.get(path.suffix.lower())
-    if kind is None:
+    if kind not in ("csv", "tsv", "jsonl", "parquet"):
         raise LogFormatError(
             f"{path}: unknown table suffix {path.suffix!r}; pass file_format="
             " 'csv', 'tsv', 'jsonl' or 'parquet'"
@@ -303,6 +384,56 @@ def from_table(
     )
 
 
+class _Failures:
+    """Rows rejected so far, each with the first reason found for it."""
+
+    def __init__(self, n: int) -> None:
+        self.mask = np.zeros(n, dtype=bool)
+        self.reasons: dict[int, str] = {}
+
+    def __call__(self, mask: np.ndarray | pd.Series, reason: str | Callable[[int], str]) -> None:
+        """Reject the rows of ``mask`` not yet rejected; ``reason(i)`` is per row."""
+        new = np.asarray(mask, dtype=bool) & ~self.mask
+        for i in np.flatnonzero(new):  # per-row Python only for the rows that fail
+            self.reasons[int(i)] = reason if isinstance(reason, str) else reason(int(i))
+        self.mask |= new
+
+    @property
+    def ok(self) -> np.ndarray:
+        return ~self.mask
+
+
+def _verdict_codes(
+    raw: pd.Series,
+    is_judgment: np.ndarray,
+    vocab: Mapping[str, int],
+    extractor: VerdictExtractor | None,
+    fail: _Failures,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Verdict codes (slots as ``_FIRST``/``_SECOND``), the match and a text hash."""
+    if extractor is None:
+        text = raw.str.lower()
+        code = _lookup(text, vocab)
+        empty = (text == "").to_numpy()
+        fail(is_judgment & empty, "empty verdict; map '' in verdict_map (e.g. to 'invalid')")
+        fail(
+            is_judgment & np.isnan(code) & ~empty,
+            lambda i: (
+                f"unknown verdict {raw.iat[i]!r}; map it with verdict_map="
+                " (command line: --verdict-map RAW=A|B|tie|invalid)"
+            ),
+        )
+        return code, None, None
+    codes, uniques = pd.factorize(raw)
+    found = extractor.extract_all(list(uniques))
+    slots = {int(Verdict.A): _FIRST, int(Verdict.B): _SECOND}
+    per_text = np.array([slots.get(int(v), int(v)) for v in found["verdict"]], dtype=float)
+    matched = found["match"].to_numpy(dtype=object)[codes]
+    # The raw text is the judgment: two records that differ in it are not duplicates.
+    digest = pd.util.hash_array(np.asarray(uniques, dtype=object)).view(np.int64)[codes]
+    return per_text[codes], matched, digest
+
+
 def parse_table(
     path: Path,
     df: pd.DataFrame,
@@ -320,7 +451,8 @@ def parse_table(
 
     The arguments are those of :func:`from_table`; ``extractor`` finds verdicts in
     raw text, and ``format_name`` names the importer in the accounting. Importers of
-    formats that are tables underneath (score files) build on this.
+    formats that are tables underneath (score files) build on this. Every check is a
+    column operation; only rejected rows are looked at one by one.
 
     Returns
     -------
@@ -340,14 +472,13 @@ def parse_table(
         if rejects:
             return Parsed(str(path), format_name, rejects=rejects)
         raise LogFormatError(f"{path}: header only, no records")
+    df = df.reset_index(drop=True)
     human_cols = [cols["human"]] if isinstance(cols["human"], str) else list(cols["human"])
-    for field in ("item",):
-        if cols[field] not in df:
-            raise LogFormatError(
-                f"{path}:1: required column {cols[field]!r} ({field}) missing; columns are"
-                f" {table_columns(df)}; map yours with"
-                f" columns={{'{field}': 'your_column'}}"
-            )
+    if cols["item"] not in df:
+        raise LogFormatError(
+            f"{path}:1: required column {cols['item']!r} (item) missing; columns are"
+            f" {table_columns(df)}; map yours with columns={{'item': 'your_column'}}"
+        )
     has_judge = cols["judge"] in df and cols["verdict"] in df
     if not has_judge and not any(c in df for c in human_cols):
         raise LogFormatError(
@@ -357,123 +488,114 @@ def parse_table(
 
     def col(field: str, default: str = "") -> pd.Series:
         name = cols[field]
-        return df[name] if isinstance(name, str) and name in df else pd.Series(default, df.index)
+        if isinstance(name, str) and name in df:
+            return df[name]
+        return pd.Series(default, index=df.index, dtype=str)
 
-    bad: dict[int, str] = {}
-
-    def fail(mask: pd.Series, reasons: pd.Series | str) -> None:
-        reasons = reasons if isinstance(reasons, pd.Series) else pd.Series(reasons, df.index)
-        for i in df.index[mask.to_numpy()]:
-            bad.setdefault(i, reasons[i])
-
-    bench = col("benchmark", benchmark or path.stem).replace("", benchmark or path.stem)
+    n = len(df)
+    fail = _Failures(n)
+    default_bench = benchmark or path.stem
+    bench = col("benchmark")
+    bench = bench.where(bench != "", default_bench)
     judge = col("judge")
-    vtext = col("verdict").str.lower()
-    is_judgment = (judge != "") if has_judge else pd.Series(False, df.index)
-    matched = None
-    if extractor is not None:
-        found = extractor.extract_all(col("verdict").tolist())
-        found.index = df.index
-        slots = {int(Verdict.A): _FIRST, int(Verdict.B): _SECOND}
-        code = found["verdict"].astype(int).map(lambda v: slots.get(v, v))
-        matched = found["match"]
-    else:
-        code = vtext.map(vocab)
-        fail(
-            is_judgment & (vtext == ""), "empty verdict; map '' in verdict_map (e.g. to 'invalid')"
-        )
-        fail(
-            is_judgment & code.isna() & (vtext != ""),
-            "unknown verdict " + col("verdict").map(repr) + "; map it with verdict_map=",
-        )
-    otext = col("order").str.lower()
-    order = otext.map(_ORDERS)
+    is_judgment = (judge != "").to_numpy() if has_judge else np.zeros(n, dtype=bool)
+    code, matched, digest = _verdict_codes(col("verdict"), is_judgment, vocab, extractor, fail)
+
+    order_raw = col("order")
+    order = _lookup_text(order_raw.str.lower(), _ORDERS)
     fail(
-        is_judgment & order.isna(),
-        "unknown order " + col("order").map(repr) + "; use AB/BA (original/swapped)",
+        is_judgment & order.isna().to_numpy(),
+        lambda i: f"unknown order {order_raw.iat[i]!r}; use AB/BA (original/swapped)",
     )
-    run = pd.to_numeric(col("run", "0").replace("", "0"), errors="coerce")
+    run_raw = col("run")
+    run = _by_value(run_raw.where(run_raw != "", "0"), _run_index, float)
     fail(
-        is_judgment & (run.isna() | (run < 0) | (run % 1 != 0)),
-        "run " + col("run").map(repr) + " is not a non-negative integer",
+        is_judgment & np.isnan(run),
+        lambda i: f"run {run_raw.iat[i]!r} is not a non-negative integer (at most {MAX_RUN})",
     )
     lengths = {}
     for f in ("length_a", "length_b"):
         raw = col(f)
-        num = pd.to_numeric(raw.replace("", np.nan), errors="coerce")
-        fail(num.isna() & (raw != ""), f"{f} " + raw.map(repr) + " is not a number")
-        lengths[f] = num
-    kinds = col("label_kind", label_kind or "").replace("", label_kind or "")
+        num = _by_value(raw, _number, float)
+        fail(np.isinf(num), lambda i, raw=raw, f=f: f"{f} {raw.iat[i]!r} is not a finite number")
+        lengths[f] = np.where(np.isinf(num), np.nan, num)
+    kinds = col("label_kind", label_kind or "")
+    kinds = kinds.where(kinds != "", label_kind or "")
     fail(
-        ~kinds.isin([*LABEL_KINDS, ""]), "label_kind " + kinds.map(repr) + f" not in {LABEL_KINDS}"
+        ~kinds.isin([*LABEL_KINDS, ""]).to_numpy(),
+        lambda i: f"label_kind {kinds.iat[i]!r} not in {LABEL_KINDS}",
     )
     # Presented frame: the slot named is converted with the order shown.
-    first_is_a = order == "AB"
     if frame == "presented":
-        slot_first = code.isin([_FIRST, Verdict.A])
-        slot_second = code.isin([_SECOND, Verdict.B])
+        slot_first = np.isin(code, [_FIRST, Verdict.A])
+        slot_second = np.isin(code, [_SECOND, Verdict.B])
     else:
         slot_first, slot_second = code == _FIRST, code == _SECOND
     fail(
-        is_judgment & (slot_first | slot_second) & (order == "unknown"),
+        is_judgment
+        & (slot_first | slot_second)
+        & (order == "unknown").to_numpy(dtype=bool, na_value=False),
         "verdict names a presentation slot but the order is unknown",
     )
-    converted = code.copy()
-    converted[slot_first] = np.where(first_is_a[slot_first], Verdict.A, Verdict.B)
-    converted[slot_second] = np.where(first_is_a[slot_second], Verdict.B, Verdict.A)
+    first_is_a = (order == "AB").to_numpy(dtype=bool, na_value=False)
+    converted = np.where(slot_first, np.where(first_is_a, Verdict.A, Verdict.B), code)
+    converted = np.where(slot_second, np.where(first_is_a, Verdict.B, Verdict.A), converted)
 
-    human = {}
+    human: dict[str, np.ndarray] = {}
     for hc in human_cols:
         if hc in df:
-            htext = df[hc].str.lower()
-            hcode = htext.map(vocab)
+            raw = df[hc]
+            hcode = _lookup(raw.str.lower(), vocab)
             fail(
-                hcode.isna() & (htext != ""), f"unknown human label in {hc!r}: " + df[hc].map(repr)
+                np.isnan(hcode) & (raw != "").to_numpy(),
+                lambda i, raw=raw, hc=hc: f"unknown human label in {hc!r}: {raw.iat[i]!r}",
             )
             fail(
-                hcode.isin([_FIRST, _SECOND, Verdict.INVALID]),
+                np.isin(hcode, [_FIRST, _SECOND, Verdict.INVALID]),
                 f"human label in {hc!r} must be A, B or tie",
             )
             human[hc] = hcode
     has_label = (
-        pd.concat([h.notna() for h in human.values()], axis=1).any(axis=1)
-        if human
-        else (pd.Series(False, df.index))
+        np.any([~np.isnan(h) for h in human.values()], axis=0) if human else np.zeros(n, dtype=bool)
     )
     fail(~is_judgment & ~has_label, "no judge/verdict and no human label: nothing to import")
-
-    ok = ~df.index.isin(list(bad))
-    items = pd.Series(
-        [item_id(b, i) for b, i in zip(bench, col("item"), strict=True)], index=df.index
-    )
-    fail(ok & (col("item") == ""), "empty item key")
-    ok = ~df.index.isin(list(bad))
-    jmask = ok & is_judgment.to_numpy()
+    key = col("item")
+    fail((key == "").to_numpy(), "empty item key")
+    items = bench + "/" + key  # item_id(), as a column operation
+    ok = fail.ok
+    line = df["_line"].to_numpy(dtype=np.int64)
+    jmask = ok & is_judgment
     judgments = pd.DataFrame(
         {
             "judge": judge[jmask],
             "item": items[jmask],
             "order": order[jmask],
-            "run": run[jmask].astype("int64"),
-            "verdict": converted[jmask].astype("int8"),
-            "line": df["_line"][jmask].astype("int64"),
-        }
-    )
-    if matched is not None:
+            "run": run[jmask].astype(np.int64),
+            "verdict": converted[jmask].astype(np.int8),
+            "line": line[jmask],
+        },
+        index=df.index[jmask],
+    ).reset_index(drop=True)
+    if matched is not None and digest is not None:
         judgments["match"] = matched[jmask].astype(str)
-    rater_col = col("rater", "")
+        judgments["_text"] = digest[jmask]
+    rater_col = col("rater")
     default_rater = "gold" if (label_kind == "correctness") else "human"
     label_frames = []
     for hc, hcode in human.items():
-        m = ok & hcode.notna().to_numpy()
-        rater = hc if len(human_cols) > 1 else rater_col[m].replace("", default_rater)
+        m = ok & ~np.isnan(hcode)
+        if len(human_cols) > 1:
+            rater: Any = hc
+        else:
+            given = rater_col[m]
+            rater = given.where(given != "", default_rater).to_numpy(dtype=object)
         label_frames.append(
             pd.DataFrame(
                 {
-                    "item": items[m],
+                    "item": items[m].to_numpy(dtype=object),
                     "rater": rater,
-                    "label": hcode[m].astype("int8"),
-                    "line": df["_line"][m].astype("int64"),
+                    "label": hcode[m].astype(np.int8),
+                    "line": line[m],
                     "counted": ~is_judgment[m],
                 }
             )
@@ -485,16 +607,17 @@ def parse_table(
             "item": items,
             "benchmark": bench,
             "category": col("category"),
-            "label_kind": kinds.where(kinds != "", pd.Series(kind_default, df.index)),
+            "label_kind": kinds.where(kinds != "", pd.Series(kind_default, index=df.index)),
             "length_a": lengths["length_a"],
             "length_b": lengths["length_b"],
             "model_a": col("model_a"),
             "model_b": col("model_b"),
+            "line": line,
         }
     )[ok]
     # An item's label kind is its labelled rows' kind: label-less rows must not win.
     item_meta = item_meta.sort_values("label_kind", key=lambda s: s == "unlabelled", kind="stable")
-    rejects += [Reject(str(path), int(df.at[i, "_line"]), why) for i, why in sorted(bad.items())]
+    rejects += [Reject(str(path), int(line[i]), why) for i, why in sorted(fail.reasons.items())]
     # Read = judgments + label-only records + rejects (a row with a judge counts once,
     # the label it carries is item metadata).
     return Parsed(str(path), format_name, judgments, labels, item_meta, rejects)
