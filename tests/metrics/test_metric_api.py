@@ -399,3 +399,26 @@ def test_bootstrap_intervals_cover_the_simulated_truth():
     # fixed seeds give 0.947 and 0.958.
     assert len(inside) > 250
     assert np.mean(inside) >= 0.90
+
+
+def test_agreement_with_each_human_vote_beside_the_consensus():
+    # Three raters per item, A, A, B: the majority label is A, the votes disagree.
+    from judgestats.schema import empty_judgments
+
+    ds = empty_judgments(["j"], ["q1", "q2"], ["AB"], 1, ["r1", "r2", "r3"])
+    ds = ds.assign_coords(benchmark=("item", ["b", "b"]))
+    ds["human"].values[:] = [[A, A, B], [B, B, TIE]]
+    ds["verdict"].values[0, :, 0, 0] = [A, B]
+    res = compute_metrics(ds, interval="none")
+    # an independent count of (judgment, vote) pairs
+    votes = ds["human"].values
+    verdicts = ds["verdict"].values[0, :, 0, 0]
+    pairs = [(v, h) for v, row in zip(verdicts, votes, strict=True) for h in row]
+    s1 = np.mean([v == h for v, h in pairs])
+    s2 = np.mean([v == h for v, h in pairs if v != TIE and h != TIE])
+    def judge(metric):
+        return float(res.value.sel(judge="j", metric=metric).squeeze())
+
+    assert judge("vote_agreement_s1") == pytest.approx(s1)  # 4 of 6
+    assert judge("vote_agreement_s2") == pytest.approx(s2)  # 4 of 5
+    assert judge("agreement_s2") == 1.0  # against the majority label

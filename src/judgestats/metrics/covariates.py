@@ -15,7 +15,12 @@ judge on one item are
   judge's own model (or family), the judge's wins for that response (a tie counts
   one half) and its A, B and tie verdicts;
 * ``others_win``, ``others_den``: the same for the verdicts of the other judges that
-  own neither response, on the same items.
+  own neither response, on the same items;
+* ``pv1_hit``, ``pv1_den``, ``pv2_hit``, ``pv2_den``: agreement with *each* human vote
+  rather than with the human-majority label, as MT-Bench's authors compute it: every
+  (judgment, vote) pair of an item is a comparison. S1: A, B, tie and invalid
+  judgments against A, B and tie votes (an invalid judgment is a miss); S2: A, B and
+  invalid judgments against A and B votes.
 """
 
 from __future__ import annotations
@@ -41,6 +46,10 @@ FEATURES: tuple[str, ...] = (
     "self_den",
     "others_win",
     "others_den",
+    "pv1_hit",
+    "pv1_den",
+    "pv2_hit",
+    "pv2_den",
 )
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
 
@@ -50,6 +59,8 @@ METRICS: dict[str, str] = {
     "self_win_rate": "judge's win rate for responses of its own model (tie = 1/2)",
     "others_win_rate": "other judges' win rate for the same responses (tie = 1/2)",
     "self_enhancement": "self win rate minus the other judges' win rate",
+    "vote_agreement_s1": "agreement with each human vote (not the majority), 3 classes",
+    "vote_agreement_s2": "agreement with each non-tie human vote, non-tie judgments",
 }
 
 #: Metric name → what its ``n`` counts.
@@ -58,6 +69,8 @@ UNITS: dict[str, str] = {
     "self_win_rate": "A/B/tie judgments of own-model responses",
     "others_win_rate": "other judges' A/B/tie judgments of those responses",
     "self_enhancement": "A/B/tie judgments of own-model responses",
+    "vote_agreement_s1": "(judgment, human vote) pairs on an item",
+    "vote_agreement_s2": "(non-tie judgment, non-tie human vote) pairs on an item",
 }
 
 _DEN = {
@@ -65,6 +78,8 @@ _DEN = {
     "self_win_rate": "self_den",
     "others_win_rate": "others_den",
     "self_enhancement": "self_den",
+    "vote_agreement_s1": "pv1_den",
+    "vote_agreement_s2": "pv2_den",
 }
 
 
@@ -106,7 +121,13 @@ def own_side(
     return out
 
 
-def features(counts: np.ndarray, length_diff: np.ndarray, side: np.ndarray) -> np.ndarray:
+def features(
+    counts: np.ndarray,
+    length_diff: np.ndarray,
+    side: np.ndarray,
+    votes: np.ndarray | None = None,
+    invalid: np.ndarray | None = None,
+) -> np.ndarray:
     """Compute the covariate features of every judge and item.
 
     Parameters
@@ -119,6 +140,10 @@ def features(counts: np.ndarray, length_diff: np.ndarray, side: np.ndarray) -> n
         conditioned.
     side : ndarray of int, shape (judge, item)
         :func:`own_side`.
+    votes : ndarray, shape (item, 3), optional
+        The item's human votes for A, B and tie (none by default).
+    invalid : ndarray, shape (judge, item), optional
+        The judge's invalid verdicts on the item (none by default).
 
     Returns
     -------
@@ -155,6 +180,14 @@ def features(counts: np.ndarray, length_diff: np.ndarray, side: np.ndarray) -> n
     pool_a, pool_b = pool[:, 0] + pool[:, 2] / 2, pool[:, 1] + pool[:, 2] / 2
     out[..., _INDEX["others_win"]] = np.select([side > 0, side < 0], [pool_a, pool_b], 0.0)
     out[..., _INDEX["others_den"]] = np.where(side != 0, pool.sum(-1), 0.0)
+
+    if votes is not None:
+        va, vb, vt = (np.asarray(votes, dtype=float)[:, k] for k in range(3))
+        bad = np.zeros_like(n_a) if invalid is None else np.asarray(invalid, dtype=float)
+        out[..., _INDEX["pv1_hit"]] = n_a * va + n_b * vb + n_tie * vt
+        out[..., _INDEX["pv1_den"]] = (valid + bad) * (va + vb + vt)
+        out[..., _INDEX["pv2_hit"]] = n_a * va + n_b * vb
+        out[..., _INDEX["pv2_den"]] = (n_a + n_b + bad) * (va + vb)
     return out
 
 
@@ -195,6 +228,8 @@ def derive(x: np.ndarray) -> dict[str, np.ndarray]:
         "self_win_rate": own,
         "others_win_rate": others,
         "self_enhancement": own - others,
+        "vote_agreement_s1": _ratio(_f(x, "pv1_hit"), _f(x, "pv1_den")),
+        "vote_agreement_s2": _ratio(_f(x, "pv2_hit"), _f(x, "pv2_den")),
     }
 
 
@@ -227,6 +262,10 @@ def reasons(x: np.ndarray) -> dict[str, np.ndarray]:
         "self_win_rate": [no_self],
         "others_win_rate": [no_self, no_others],
         "self_enhancement": [no_self, no_others],
+        "vote_agreement_s1": [(_f(x, "pv1_den") <= 0, "no judgment on an item with human votes")],
+        "vote_agreement_s2": [
+            (_f(x, "pv2_den") <= 0, "no non-tie judgment on an item with non-tie human votes")
+        ],
     }
     return {name: explain(values[name], checks[name]) for name in METRICS}
 
