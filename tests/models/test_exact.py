@@ -128,6 +128,7 @@ def test_config_errors_quote_the_value():
         DerivedConfig(rank_by="nonsense")
 
 
+@pytest.mark.slow
 def test_calibration_of_90_percent_intervals():
     """Coverage of 90% intervals over 200 replicates with known truth: within 85-95%."""
     spec = BenchmarkSpec("bench", 200, "preference", runs=2)

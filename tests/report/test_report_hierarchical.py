@@ -12,6 +12,7 @@ from judgestats.cli._common import DEMO_DATA
 from judgestats.models import load_posterior
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not any(DEMO_DATA.glob("*")), reason="the demo logs are absent")
 def test_hierarchical_report_end_to_end(tmp_path):
     # Few draws keep it fast; whatever diagnostics that costs must reach the report.

@@ -1,6 +1,5 @@
 """The seed-002 preset: size, timing, and true values inside the published ranges."""
 
-import time
 
 import numpy as np
 import pytest
@@ -14,9 +13,7 @@ MT, JB, RB = "MT-Bench", "JudgeBench", "RewardBench"
 
 @pytest.fixture(scope="module")
 def full():
-    start = time.perf_counter()
-    res = simulate(seed002_cohort(), random_seed=2026)
-    return res, time.perf_counter() - start
+    return (simulate(seed002_cohort(), random_seed=2026),)
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +34,8 @@ def inside(values, lo, hi):
     return bool(np.all((values >= lo) & (values <= hi)))
 
 
-def test_cohort_size_and_speed(full):
-    res, seconds = full
+def test_cohort_size(full):
+    (res,) = full
     cfg = res.config
     assert len(cfg.judges) == 21
     assert [(b.name, b.n_items) for b in cfg.benchmarks] == [(MT, 2391), (JB, 350), (RB, 2981)]
@@ -50,7 +47,6 @@ def test_cohort_size_and_speed(full):
     n = int((res.dataset["verdict"] != Verdict.MISSING).sum())
     assert n == cfg.n_judgments == 533_169
     assert 500_000 <= n <= 600_000
-    assert seconds < 10  # about one second on one core; generous for shared CI
 
 
 def test_mt_bench_kappa_and_deflation(truth):
