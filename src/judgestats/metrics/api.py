@@ -49,7 +49,7 @@ estimates only.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from statistics import NormalDist
@@ -109,10 +109,36 @@ _EDGES = np.cumsum([0, *(len(fam.FEATURES) for fam in _FAMILIES)]).tolist()
 #: Where each family's features sit on the feature axis.
 _SLICES: list[slice] = [slice(a, b) for a, b in pairwise(_EDGES)]
 
-#: Every metric, with its description.
-METRICS: dict[str, str] = {k: v for fam in _FAMILIES for k, v in fam.METRICS.items()}
+class _Joined(Mapping[str, str]):
+    """A live, read-only union of one mapping of every metric family, in family order."""
+
+    def __init__(self, attribute: str) -> None:
+        self._attribute = attribute
+
+    def _maps(self) -> list[Mapping[str, str]]:
+        return [getattr(fam, self._attribute) for fam in _FAMILIES]
+
+    def __getitem__(self, name: str) -> str:
+        for m in self._maps():
+            if name in m:
+                return m[name]
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for m in self._maps() for name in m)
+
+    def __len__(self) -> int:
+        return sum(len(m) for m in self._maps())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: Every metric, with its description (live: a metric registered in
+#: :data:`judgestats.metrics.formulas.REGISTRY` appears here).
+METRICS: Mapping[str, str] = _Joined("METRICS")
 #: Every metric → what its ``n`` counts.
-UNITS: dict[str, str] = {k: v for fam in _FAMILIES for k, v in fam.UNITS.items()}
+UNITS: Mapping[str, str] = _Joined("UNITS")
 #: Every item feature: the judge features, covariate features and human features.
 ALL_FEATURES: tuple[str, ...] = tuple(f for fam in _FAMILIES for f in fam.FEATURES)
 _HUMAN_METRICS = tuple(human.METRICS)

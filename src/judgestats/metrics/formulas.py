@@ -9,13 +9,17 @@ posterior draws.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from judgestats.features import CONF, FEATURES, LABELS, VERDICTS, feature_index
+from judgestats.metrics.registry import Metric, MetricRegistry
 
 __all__ = [
     "DIRECTION",
     "METRICS",
+    "REGISTRY",
     "UNITS",
     "cohen_kappa",
     "cohen_kappa_se",
@@ -206,96 +210,7 @@ def krippendorff_alpha_runs(x: np.ndarray) -> np.ndarray:
     return np.where((n > 0) & (de > 1e-9), alpha, np.nan)
 
 
-#: Ratio metrics: name → (numerator feature, denominator feature).
-_RATIOS: dict[str, tuple[str, str]] = {
-    "exact_match": ("em_hit", "em_den"),
-    "agreement_s1": ("s1_hit", "s1_den"),
-    "agreement_s2": ("s2_hit", "s2_den"),
-    "p_first": ("first_paired", "decisive_paired"),
-    "flip_rate": ("flip", "pairs"),
-    "test_retest_share": ("tr_hit", "tr_den"),
-    "self_consistency": ("sc_hit", "sc_den"),
-    "run_agreement": ("pr_hit", "pr_den"),
-    "two_trial_accuracy": ("tt_hit", "tt_den"),
-    "both_correct": ("bc_hit", "tt_den"),
-    "invalid_rate": ("invalid", "cells"),
-}
-
-#: Every metric :func:`derive` returns, with its description.
-METRICS: dict[str, str] = {
-    "exact_match": "tie-excluded exact match with the human label",
-    "kappa": "Cohen's kappa, judge vs human label (invalid is its own category)",
-    "alpha": "Krippendorff's alpha (nominal), judge vs human label",
-    "deflation": "tie-excluded exact match minus kappa (seed 002: dk = EM - kappa)",
-    "deflation_raw": "raw agreement (ties included) minus kappa, on the kappa table",
-    "p_first": "P(first-presented response chosen), decisive verdicts of paired AB/BA runs",
-    "position_bias": "|P(first) - 0.5|",
-    "position_bias_signed": "P(first) - 0.5",
-    "flip_rate": "share of runs whose verdict changes when the order is swapped",
-    "order_consistency": "1 - flip rate",
-    "test_retest": "Krippendorff's alpha (nominal) across runs, units (item, order)",
-    "test_retest_share": "share of (item, order) units with an identical verdict in every run",
-    "self_consistency": "share of runs agreeing with their unit's majority verdict",
-    "run_agreement": "share of agreeing pairs of runs",
-    "two_trial_accuracy": "JudgeBench two-trial accuracy (net vote of both orders)",
-    "invalid_rate": "share of judgments whose output was unparseable",
-    "agreement_s1": "MT-Bench S1: orders combined per run (inconsistent = tie), 3 classes",
-    "agreement_s2": "MT-Bench S2: as S1, over A/B labels and non-tie combined verdicts",
-    "both_correct": "share of paired runs in which both orders chose the labelled response",
-    "raw_agreement": "share of judgments equal to the human label, ties included (kappa's po)",
-}
-
-#: Which way each metric is better: ``"higher"``, ``"lower"``, or ``""`` where neither
-#: end is (P(first) is best at 0.5; a deflation describes the labels as much as the
-#: judge). Ranks (1 = best) need a direction.
-DIRECTION: dict[str, str] = {
-    "exact_match": "higher",
-    "kappa": "higher",
-    "alpha": "higher",
-    "deflation": "",
-    "p_first": "",
-    "position_bias": "lower",
-    "position_bias_signed": "",
-    "flip_rate": "lower",
-    "order_consistency": "higher",
-    "test_retest": "higher",
-    "test_retest_share": "higher",
-    "self_consistency": "higher",
-    "run_agreement": "higher",
-    "two_trial_accuracy": "higher",
-    "invalid_rate": "lower",
-    "agreement_s1": "higher",
-    "agreement_s2": "higher",
-    "both_correct": "higher",
-    "raw_agreement": "higher",
-    "deflation_raw": "",
-}
-
-#: Metric name → what its ``n`` (the denominator) counts.
-UNITS: dict[str, str] = {
-    "exact_match": "judgments on A/B-labelled items",
-    "kappa": "judgments on labelled items",
-    "alpha": "judgments on labelled items",
-    "deflation": "judgments on labelled items",
-    "deflation_raw": "judgments on labelled items",
-    "p_first": "decisive judgments in runs judged in both orders",
-    "position_bias": "decisive judgments in runs judged in both orders",
-    "position_bias_signed": "decisive judgments in runs judged in both orders",
-    "flip_rate": "runs judged in both orders",
-    "order_consistency": "runs judged in both orders",
-    "test_retest": "pairable judgments (units with two or more runs)",
-    "test_retest_share": "(item, order) units with two or more runs",
-    "self_consistency": "runs of units with two or more runs",
-    "run_agreement": "pairs of runs within a unit",
-    "two_trial_accuracy": "runs judged in both orders on A/B-labelled items",
-    "invalid_rate": "judgments",
-    "agreement_s1": "runs (orders combined) on labelled items",
-    "agreement_s2": "runs (orders combined) with an A/B label and a non-tie verdict",
-    "both_correct": "runs judged in both orders on A/B-labelled items",
-    "raw_agreement": "judgments on labelled items",
-}
-
-#: Why a zero denominator leaves a metric undefined.
+#: Why an empty feature (a zero denominator) leaves a metric undefined.
 _EMPTY: dict[str, str] = {
     "em_den": "no judgments on items with an A/B human label",
     "s1_den": "no judgments on items with a human label",
@@ -313,10 +228,104 @@ _EMPTY: dict[str, str] = {
 
 _CHANCE_ONE = "chance agreement is 1 (one category only): kappa is 0/0"
 _ONE_CATEGORY = "every value falls in one category: alpha is 0/0"
+_PAIRED = ("pairs", "decisive_paired")
+
+
+def _raw_agreement(x: np.ndarray, done: Mapping[str, np.ndarray]) -> np.ndarray:
+    table = confusion(x)
+    return _ratio(np.trace(table[..., :3], axis1=-2, axis2=-1), table.sum((-2, -1)))
+
+
+#: Every judge metric, declared once (see :mod:`judgestats.metrics.registry`); the
+#: order is the order of :func:`derive`'s output, and a formula may read the metrics
+#: declared before it.
+REGISTRY = MetricRegistry(
+    (
+        Metric("exact_match", "tie-excluded exact match with the human label",
+               "judgments on A/B-labelled items", "higher", "em_hit", "em_den",
+               reported=True),
+        Metric("kappa", "Cohen's kappa, judge vs human label (invalid is its own category)",
+               "judgments on labelled items", "higher",
+               formula=lambda x, done: cohen_kappa(confusion(x)), undefined=_CHANCE_ONE,
+               reported=True),
+        Metric("alpha", "Krippendorff's alpha (nominal), judge vs human label",
+               "judgments on labelled items", "higher",
+               formula=lambda x, done: krippendorff_alpha_nominal(confusion(x)),
+               undefined=_ONE_CATEGORY, reported=True),
+        Metric("raw_agreement",
+               "share of judgments equal to the human label, ties included (kappa's po)",
+               "judgments on labelled items", "higher", formula=_raw_agreement),
+        # Deflation as the paper defines it, dk = EM - kappa with EM the tie-excluded
+        # exact match; seed 002's script subtracts kappa from the raw agreement of the
+        # kappa table (0.850 - 0.471 = 37.9 pp), kept as deflation_raw.
+        Metric("deflation", "tie-excluded exact match minus kappa (seed 002: dk = EM - kappa)",
+               "judgments on labelled items",
+               formula=lambda x, done: done["exact_match"] - done["kappa"],
+               requires=("labelled", "em_den"), undefined=_CHANCE_ONE, reported=True),
+        Metric("deflation_raw", "raw agreement (ties included) minus kappa, on the kappa table",
+               "judgments on labelled items",
+               formula=lambda x, done: done["raw_agreement"] - done["kappa"],
+               undefined=_CHANCE_ONE),
+        Metric("p_first",
+               "P(first-presented response chosen), decisive verdicts of paired AB/BA runs",
+               "decisive judgments in runs judged in both orders", "", "first_paired",
+               "decisive_paired", requires=_PAIRED, label="P(first)", reported=True),
+        Metric("position_bias", "|P(first) - 0.5|",
+               "decisive judgments in runs judged in both orders", "lower",
+               formula=lambda x, done: np.abs(done["p_first"] - 0.5),
+               denominator="decisive_paired", requires=_PAIRED, reported=True),
+        Metric("position_bias_signed", "P(first) - 0.5",
+               "decisive judgments in runs judged in both orders",
+               formula=lambda x, done: done["p_first"] - 0.5, denominator="decisive_paired",
+               requires=_PAIRED, label="P(first) - 0.5", reported=True),
+        Metric("flip_rate", "share of runs whose verdict changes when the order is swapped",
+               "runs judged in both orders", "lower", "flip", "pairs", reported=True),
+        Metric("order_consistency", "1 - flip rate", "runs judged in both orders", "higher",
+               formula=lambda x, done: 1 - done["flip_rate"], denominator="pairs"),
+        # Test-retest as the paper defines it: Krippendorff's alpha with runs as coders.
+        # It does not fall with the number of runs, as the share identical in every run
+        # (seed 002's script, test_retest_share) does.
+        Metric("test_retest", "Krippendorff's alpha (nominal) across runs, units (item, order)",
+               "pairable judgments (units with two or more runs)", "higher",
+               formula=lambda x, done: krippendorff_alpha_runs(x), denominator="ra_n",
+               undefined=_ONE_CATEGORY, label="test-retest", reported=True),
+        Metric("test_retest_share",
+               "share of (item, order) units with an identical verdict in every run",
+               "(item, order) units with two or more runs", "higher", "tr_hit", "tr_den",
+               label="identical in every run", reported=True),
+        Metric("self_consistency", "share of runs agreeing with their unit's majority verdict",
+               "runs of units with two or more runs", "higher", "sc_hit", "sc_den",
+               label="self-consistency", reported=True),
+        Metric("run_agreement", "share of agreeing pairs of runs", "pairs of runs within a unit",
+               "higher", "pr_hit", "pr_den"),
+        Metric("two_trial_accuracy", "JudgeBench two-trial accuracy (net vote of both orders)",
+               "runs judged in both orders on A/B-labelled items", "higher", "tt_hit",
+               "tt_den", reported=True),
+        Metric("invalid_rate", "share of judgments whose output was unparseable", "judgments",
+               "lower", "invalid", "cells", reported=True),
+        Metric("agreement_s1",
+               "MT-Bench S1: orders combined per run (inconsistent = tie), 3 classes",
+               "runs (orders combined) on labelled items", "higher", "s1_hit", "s1_den"),
+        Metric("agreement_s2",
+               "MT-Bench S2: as S1, over A/B labels and non-tie combined verdicts",
+               "runs (orders combined) with an A/B label and a non-tie verdict", "higher",
+               "s2_hit", "s2_den"),
+        Metric("both_correct",
+               "share of paired runs in which both orders chose the labelled response",
+               "runs judged in both orders on A/B-labelled items", "higher", "bc_hit", "tt_den"),
+    )
+)  # fmt: skip
+
+#: Every metric :func:`derive` returns, with its description (a live view).
+METRICS: Mapping[str, str] = REGISTRY.field("description")
+#: Metric name → what its ``n`` (the denominator) counts.
+UNITS: Mapping[str, str] = REGISTRY.field("unit")
+#: Which way each metric is better (``"higher"``, ``"lower"`` or ``""``).
+DIRECTION: Mapping[str, str] = REGISTRY.field("direction")
 
 
 def derive(x: np.ndarray) -> dict[str, np.ndarray]:
-    """Compute every metric of :data:`METRICS` from summed features.
+    """Compute every registered metric from summed features.
 
     Parameters
     ----------
@@ -326,27 +335,17 @@ def derive(x: np.ndarray) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to ndarray
-        One array of shape ``x.shape[:-1]`` per metric; NaN where undefined
-        (:func:`reasons` says why).
+        One array of shape ``x.shape[:-1]`` per metric of :data:`REGISTRY`; NaN where
+        undefined (:func:`reasons` says why).
     """
     x = _checked(x)
-    out = {name: _ratio(_f(x, num), _f(x, den)) for name, (num, den) in _RATIOS.items()}
-    table = confusion(x)
-    out["kappa"] = cohen_kappa(table)
-    out["alpha"] = krippendorff_alpha_nominal(table)
-    # Test-retest as the paper defines it: Krippendorff's alpha with runs as coders. It
-    # does not fall with the number of runs, as the share identical in every run does.
-    out["test_retest"] = krippendorff_alpha_runs(x)
-    out["raw_agreement"] = _ratio(np.trace(table[..., :3], axis1=-2, axis2=-1), table.sum((-2, -1)))
-    # Deflation as the paper defines it, dk = EM - kappa with EM the tie-excluded exact
-    # match; seed 002's script subtracts kappa from the raw agreement of the kappa table
-    # (0.850 - 0.471 = 37.9 pp), kept as deflation_raw.
-    out["deflation"] = out["exact_match"] - out["kappa"]
-    out["deflation_raw"] = out["raw_agreement"] - out["kappa"]
-    out["position_bias_signed"] = out["p_first"] - 0.5
-    out["position_bias"] = np.abs(out["position_bias_signed"])
-    out["order_consistency"] = 1 - out["flip_rate"]
-    return {name: out[name] for name in METRICS}
+    out: dict[str, np.ndarray] = {}
+    for name, m in REGISTRY.items():
+        if m.formula is not None:
+            out[name] = np.asarray(m.formula(x, out), dtype=float)
+        else:
+            out[name] = _ratio(_f(x, m.numerator), _count(x, m.denominator))
+    return out
 
 
 def _checked(x: np.ndarray) -> np.ndarray:
@@ -354,18 +353,6 @@ def _checked(x: np.ndarray) -> np.ndarray:
     if x.shape[-1] != len(FEATURES):
         raise ValueError(f"last axis has {x.shape[-1]} features, expected {len(FEATURES)}")
     return x
-
-
-def _denominator_feature(metric: str) -> str:
-    """Return the feature (or ``"labelled"``) that counts a metric's denominator."""
-    if metric in _RATIOS:
-        return _RATIOS[metric][1]
-    return {
-        "position_bias": "decisive_paired",
-        "position_bias_signed": "decisive_paired",
-        "order_consistency": "pairs",
-        "test_retest": "ra_n",
-    }.get(metric, "labelled")
 
 
 def _count(x: np.ndarray, name: str) -> np.ndarray:
@@ -385,10 +372,10 @@ def denominators(x: np.ndarray) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to ndarray
-        One array of shape ``x.shape[:-1]`` per metric of :data:`METRICS`.
+        One array of shape ``x.shape[:-1]`` per metric of :data:`REGISTRY`.
     """
     x = _checked(x)
-    return {name: _count(x, _denominator_feature(name)) for name in METRICS}
+    return {name: _count(x, m.denominator) for name, m in REGISTRY.items()}
 
 
 def explain(value: np.ndarray, checks: list[tuple[np.ndarray, str]]) -> np.ndarray:
@@ -418,29 +405,17 @@ def explain(value: np.ndarray, checks: list[tuple[np.ndarray, str]]) -> np.ndarr
 def reasons(x: np.ndarray) -> dict[str, np.ndarray]:
     """Say why each metric is undefined (``""`` where it is defined), from summed features.
 
-    Takes what :func:`denominators` takes; returns one array of str per metric.
+    Takes what :func:`denominators` takes; returns one array of str per metric: the
+    first of its required features that is empty, else its own reason.
     """
     x = _checked(x)
     values = derive(x)
-
-    def empty(name: str) -> tuple[np.ndarray, str]:
-        return _count(x, name) <= 0, _EMPTY[name]
-
-    labelled = empty("labelled")
-    special = {
-        "kappa": [labelled, (np.True_, _CHANCE_ONE)],
-        "alpha": [labelled, (np.True_, _ONE_CATEGORY)],
-        "deflation": [labelled, empty("em_den"), (np.True_, _CHANCE_ONE)],
-        "deflation_raw": [labelled, (np.True_, _CHANCE_ONE)],
-        "test_retest": [empty("ra_n"), (np.True_, _ONE_CATEGORY)],
-    }
     out = {}
-    for name, value in values.items():
-        den = _denominator_feature(name)
-        checks = special.get(name) or (
-            [empty("pairs"), empty(den)] if den == "decisive_paired" else [empty(den)]
-        )
-        out[name] = explain(value, checks)
+    for name, m in REGISTRY.items():
+        checks = [(_count(x, f) <= 0, _EMPTY.get(f, f"no {f}")) for f in m.requires]
+        if m.undefined:
+            checks.append((np.True_, m.undefined))
+        out[name] = explain(values[name], checks)
     return out
 
 

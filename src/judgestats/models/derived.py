@@ -18,6 +18,7 @@ import xarray as xr
 
 from judgestats.features import FEATURES
 from judgestats.metrics.formulas import DIRECTION, denominators, derive
+from judgestats.thresholds import PAPER
 
 __all__ = ["DerivedConfig", "derived_quantities"]
 
@@ -42,8 +43,8 @@ class DerivedConfig:
 
     rank_by: str = "kappa"
     top_k: int = 3
-    paradox_test_retest: float = 0.95
-    paradox_position_bias: float = 0.10
+    paradox_test_retest: float = PAPER.paradox_test_retest
+    paradox_position_bias: float = PAPER.paradox_position_bias
 
     def __post_init__(self) -> None:
         ranked = sorted(m for m, d in DIRECTION.items() if d)

@@ -19,6 +19,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from judgestats.metrics.formulas import REGISTRY
+from judgestats.thresholds import PAPER
+
 __all__ = [
     "DEFAULT_THRESHOLDS",
     "MAX_RHAT",
@@ -26,31 +29,26 @@ __all__ = [
     "REPORTED",
     "diagnose",
     "ess_floor",
+    "reported_metrics",
     "summarize",
 ]
 
 #: Quantity → (direction, value): P(quantity ``direction`` value) is reported.
 DEFAULT_THRESHOLDS: dict[str, tuple[str, float]] = {
-    "position_bias": ("<", 0.10),
-    "test_retest": (">", 0.95),
-    "kappa": (">", 0.40),
-    "invalid_rate": ("<", 0.05),
+    "position_bias": ("<", PAPER.max_position_bias),
+    "test_retest": (">", PAPER.paradox_test_retest),
+    "kappa": (">", PAPER.min_kappa),
+    "invalid_rate": ("<", PAPER.max_invalid_rate),
 }
 
-#: Quantities whose diagnostics decide whether a fit is healthy.
-REPORTED: tuple[str, ...] = (
-    "kappa",
-    "exact_match",
-    "alpha",
-    "deflation",
-    "p_first",
-    "position_bias",
-    "flip_rate",
-    "self_consistency",
-    "test_retest",
-    "two_trial_accuracy",
-    "invalid_rate",
-)
+
+def reported_metrics() -> tuple[str, ...]:
+    """Return the metrics declared ``reported`` in the registry (live)."""
+    return tuple(name for name, m in REGISTRY.items() if m.reported)
+
+
+#: The built-in reported metrics: whose diagnostics decide whether a fit is healthy.
+REPORTED: tuple[str, ...] = reported_metrics()
 
 _SAMPLE = ("chain", "draw")
 MIN_ESS = 400
@@ -86,7 +84,7 @@ def _constant(da: xr.DataArray) -> xr.DataArray:
     return (da.max(_SAMPLE) - da.min(_SAMPLE)) == 0
 
 
-def diagnose(tree: xr.DataTree, names: Sequence[str] = REPORTED) -> list[str]:
+def diagnose(tree: xr.DataTree, names: Sequence[str] | None = None) -> list[str]:
     """List failed diagnostics of a posterior in words.
 
     Parameters
@@ -94,7 +92,7 @@ def diagnose(tree: xr.DataTree, names: Sequence[str] = REPORTED) -> list[str]:
     tree : xarray.DataTree
         A posterior made by a judgestats model.
     names : sequence of str
-        Quantities checked (default :data:`REPORTED`).
+        Quantities checked (default: every reported metric, :func:`reported_metrics`).
 
     Returns
     -------
@@ -102,7 +100,7 @@ def diagnose(tree: xr.DataTree, names: Sequence[str] = REPORTED) -> list[str]:
         Empty when R-hat <= 1.01 and bulk ESS >= 400 everywhere and no draw diverged.
     """
     post = tree["posterior"].to_dataset()
-    names = [n for n in names if n in post]
+    names = [n for n in (reported_metrics() if names is None else names) if n in post]
     problems: list[str] = []
     if "sample_stats" in tree.children and "diverging" in tree["sample_stats"]:
         n_div = int(tree["sample_stats"]["diverging"].sum())

@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from judgestats.models.summary import MAX_RHAT, ess_floor
+from judgestats.models.summary import MAX_RHAT, ess_floor, reported_metrics
 from judgestats.mvvp.design import Design
 from judgestats.mvvp.result import (
     Estimate,
@@ -89,30 +89,21 @@ from judgestats.mvvp.result import (
     StepVerdict,
     Threshold,
 )
+from judgestats.thresholds import PAPER
 
 __all__ = ["MVVPConfig", "check", "interval_verdict", "probability_verdict"]
 
 _SAMPLE = ("chain", "draw")
 
-#: Posterior quantities the check (and the report) summarises.
-SUMMARY_QUANTITIES: tuple[str, ...] = (
-    "kappa",
-    "alpha",
-    "exact_match",
-    "deflation",
-    "position_bias",
-    "position_bias_signed",
-    "flip_rate",
-    "test_retest",
-    "test_retest_share",
-    "self_consistency",
-    "invalid_rate",
-    "rank",
-    "rank_shift",
-    "paradox",
-    "top_k_all",
-    "kendall_tau",
-)
+#: Posterior quantities the check (and the report) summarises besides the reported
+#: metrics of the registry.
+DERIVED_QUANTITIES: tuple[str, ...] = ("rank", "rank_shift", "paradox", "top_k_all", "kendall_tau")
+
+
+def summary_quantities() -> tuple[str, ...]:
+    """Return what the check summarises: every reported metric, then the derived ones."""
+    return (*reported_metrics(), *DERIVED_QUANTITIES)
+
 
 CORRECTNESS, PREFERENCE = "correctness", "preference"
 
@@ -143,19 +134,25 @@ class MVVPConfig:
         Step 4: the largest absolute rank shift must not exceed it.
     paradox_test_retest, paradox_position_bias : float, default 0.95, 0.10
         Step 5: the paradox is test-retest above the first and position bias above
-        the second.
+        the second. The posterior's ``paradox`` indicator is recomputed with them, so
+        that the summaries and step 5 agree.
+    max_invalid_rate : float, default 0.05
+        Reported: P(invalid rate below it).
+
+    Defaults are the paper's (:data:`judgestats.thresholds.PAPER`).
     """
 
     prob: float = 0.95
     min_items: int = 30
-    min_kappa: float = 0.40
-    max_position_bias: float = 0.10
+    min_kappa: float = PAPER.min_kappa
+    max_position_bias: float = PAPER.max_position_bias
     min_runs: int = 3
-    min_test_retest: float = 0.80
+    min_test_retest: float = PAPER.min_test_retest
     min_benchmarks: int = 2
-    max_rank_shift: float = 3
-    paradox_test_retest: float = 0.95
-    paradox_position_bias: float = 0.10
+    max_rank_shift: float = PAPER.max_rank_shift
+    paradox_test_retest: float = PAPER.paradox_test_retest
+    paradox_position_bias: float = PAPER.paradox_position_bias
+    max_invalid_rate: float = PAPER.max_invalid_rate
 
     def __post_init__(self) -> None:
         if not 0 < self.prob < 1:
@@ -280,20 +277,22 @@ class _Posterior:
     def __init__(self, tree: xr.DataTree, config: MVVPConfig) -> None:
         from judgestats.models import summarize
 
-        self.post = tree["posterior"].to_dataset()
+        self.post = _with_paradox(tree["posterior"].to_dataset(), config)
         self.config = config
         self.model = str(tree.attrs.get("model", ""))
-        names = [n for n in SUMMARY_QUANTITIES if n in self.post]
+        names = [n for n in summary_quantities() if n in self.post]
         thresholds = {
             "kappa": (">", config.min_kappa),
             "position_bias": ("<", config.max_position_bias),
             "test_retest": (">", config.min_test_retest),
-            "invalid_rate": ("<", 0.05),
+            "invalid_rate": ("<", config.max_invalid_rate),
         }
+        view = tree.copy()
+        view["posterior"] = xr.DataTree(self.post)
         with warnings.catch_warnings():
             # Constant draws (a rank that never moves) make R-hat 0/0: NaN, not news.
             warnings.simplefilter("ignore", RuntimeWarning)
-            self.summary = summarize(tree, var_names=names, prob=config.prob, thresholds=thresholds)
+            self.summary = summarize(view, var_names=names, prob=config.prob, thresholds=thresholds)
         n_samples = self.post.sizes.get("chain", 1) * self.post.sizes.get("draw", 1)
         self.min_ess = ess_floor(n_samples)
         self.summary.attrs["min_ess"] = self.min_ess
@@ -339,6 +338,16 @@ class _Posterior:
         if np.isfinite(ess) and ess < self.min_ess and np.isfinite(rec["r_hat"]):
             notes.append(f"bulk ESS {ess:.0f} < {self.min_ess:g}")
         return f"failed diagnostics ({', '.join(notes)})" if notes else ""
+
+
+def _with_paradox(post: xr.Dataset, config: MVVPConfig) -> xr.Dataset:
+    """Return the posterior with its paradox indicator under the check's thresholds."""
+    if not {"test_retest", "position_bias", "paradox"} <= set(post.data_vars):
+        return post
+    tr, pb = post["test_retest"], post["position_bias"]
+    event = (tr > config.paradox_test_retest) & (pb > config.paradox_position_bias)
+    paradox = event.astype(float).where(tr.notnull() & pb.notnull())
+    return post.assign(paradox=paradox.transpose(*post["paradox"].dims))
 
 
 def _key(value: Any) -> str | None:
@@ -791,4 +800,5 @@ def check(
         summary=checker.p.summary,
         model=str(tree.attrs.get("model", "")),
         warnings=tuple(json.loads(tree.attrs.get("warnings", "[]"))),
+        rank_by=str(tree["posterior"].attrs.get("rank_by", "kappa")),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from judgestats.metrics.formulas import DIRECTION, REGISTRY
 from judgestats.metrics.result import _plain
 
 if TYPE_CHECKING:
@@ -112,24 +114,35 @@ _TITLES = {
     Step.AUDIT_PARADOX: "audit the paradox",
 }
 
-#: Display names of the quantities.
-QUANTITY_LABELS: dict[str, str] = {
-    "kappa": "kappa",
-    "alpha": "alpha",
-    "exact_match": "exact match",
-    "deflation": "deflation",
-    "position_bias": "position bias",
-    "position_bias_signed": "P(first) - 0.5",
-    "flip_rate": "flip rate",
-    "test_retest": "test-retest",
-    "self_consistency": "self-consistency",
-    "invalid_rate": "invalid rate",
-    "rank": "rank",
-    "rank_shift": "rank shift",
-    "max_abs_rank_shift": "largest |rank shift|",
-    "paradox": "P(paradox)",
-    "top_k_all": "P(top-k everywhere)",
-}
+
+class _Labels(Mapping[str, str]):
+    """Display names: every registered metric's label, then the derived quantities'."""
+
+    def __init__(self, derived: dict[str, str]) -> None:
+        self._metrics = REGISTRY.field("label")
+        self._derived = derived
+
+    def __getitem__(self, name: str) -> str:
+        return self._metrics[name] if name in self._metrics else self._derived[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._metrics
+        yield from self._derived
+
+    def __len__(self) -> int:
+        return len(self._metrics) + len(self._derived)
+
+
+#: Display names of the quantities (live: metric labels come from the registry).
+QUANTITY_LABELS: Mapping[str, str] = _Labels(
+    {
+        "rank": "rank",
+        "rank_shift": "rank shift",
+        "max_abs_rank_shift": "largest |rank shift|",
+        "paradox": "P(paradox)",
+        "top_k_all": "P(top-k everywhere)",
+    }
+)
 
 #: Quantities that are whole numbers per draw (formatted without decimals).
 INTEGER_QUANTITIES = frozenset({"rank", "rank_shift", "max_abs_rank_shift"})
@@ -391,6 +404,13 @@ class MVVPResult:
     summary: pd.DataFrame = field(repr=False, compare=False)
     model: str = ""
     warnings: tuple[str, ...] = ()
+    rank_by: str = "kappa"
+
+    @property
+    def rank_words(self) -> str:
+        """Say what rank 1 means ("1 = highest kappa")."""
+        best = "highest" if DIRECTION.get(self.rank_by, "higher") == "higher" else "lowest"
+        return f"1 = {best} {QUANTITY_LABELS.get(self.rank_by, self.rank_by)}"
 
     # -- access ------------------------------------------------------------------
     @property

@@ -312,7 +312,7 @@ def plot_paradox(result: MVVPResult, table: pd.DataFrame | None = None) -> Figur
 def plot_ranks(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure | None:
     """Ranks across benchmarks (left) and rank-shift intervals (right).
 
-    Left: each judge's rank per benchmark (1 = highest kappa), median and interval,
+    Left: each judge's rank per benchmark (1 = best by the ranking metric), median and interval,
     lines joining a judge's benchmarks. Right: the rank shift of each judge between
     each pair of benchmarks, dotted lines at the step-4 limit.
 
@@ -377,7 +377,7 @@ def plot_ranks(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure 
     )
     ax.set_yticks(range(1, len(judges) + 1))
     ax.invert_yaxis()
-    ax.set_ylabel("rank (1 = highest kappa)")
+    ax.set_ylabel(f"rank ({result.rank_words})")
     ax.set_title("Ranks across benchmarks", fontsize=10)
     fig.legend(
         handles=ax.get_legend_handles_labels()[0],

@@ -329,7 +329,7 @@ def latex_tables(result: MVVPResult, table: pd.DataFrame | None = None) -> str:
         ]
         parts.append(
             _tabular(
-                f"Rank of each judge per benchmark (1 = highest kappa): posterior median "
+                f"Rank of each judge per benchmark ({result.rank_words}): posterior median "
                 f"[{pct} interval].",
                 "tab:judgestats-ranks",
                 ["Judge", *(latex_escape(b) for b in ranked)],
