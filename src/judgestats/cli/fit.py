@@ -31,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read, fit, save, and print the headline summary."""
     from judgestats.models import DerivedConfig, save_posterior, summarize
-    from judgestats.report import fit_posterior
+    from judgestats.pipeline import fit_posterior
 
     check_fit_options(args)
     try:

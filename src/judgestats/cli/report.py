@@ -114,7 +114,7 @@ def _config(args: argparse.Namespace) -> MVVPConfig:
 
 def run(args: argparse.Namespace) -> int:
     """Read, fit, check, write; return the exit status (see the module docs)."""
-    from judgestats.report import create_report
+    from judgestats.pipeline import create_report
     from judgestats.report.terminal import Progress, terminal_summary
 
     config = _config(args)

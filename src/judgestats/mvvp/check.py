@@ -72,7 +72,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from itertools import combinations
 from typing import Any
 
@@ -91,7 +91,13 @@ from judgestats.mvvp.result import (
 )
 from judgestats.thresholds import PAPER
 
-__all__ = ["MVVPConfig", "check", "interval_verdict", "probability_verdict"]
+__all__ = [
+    "MVVPConfig",
+    "check",
+    "interval_verdict",
+    "mvvp_config_of",
+    "probability_verdict",
+]
 
 _SAMPLE = ("chain", "draw")
 
@@ -193,6 +199,15 @@ class MVVPConfig:
             f"test_retest > {self.paradox_test_retest:g} and "
             f"position_bias > {self.paradox_position_bias:g}"
         )
+
+
+def mvvp_config_of(tree: xr.DataTree) -> MVVPConfig | None:
+    """Return the MVVP config a report stored in a posterior's attrs (``mvvp_config``)."""
+    text = tree.attrs.get("mvvp_config")
+    if not text:
+        return None
+    names = {f.name for f in fields(MVVPConfig)}
+    return MVVPConfig(**{k: v for k, v in json.loads(text).items() if k in names})
 
 
 def interval_verdict(lo: float, hi: float, threshold: Threshold) -> StepVerdict:
@@ -760,7 +775,8 @@ def check(
         it says how many runs, which orders and which labels the data hold, which a
         posterior cannot tell.
     config : MVVPConfig, optional
-        Thresholds and interval probability; defaults as in :class:`MVVPConfig`.
+        Thresholds and interval probability; default the config stored in the
+        posterior's attrs by a report (``mvvp_config``), else :class:`MVVPConfig`'s.
     **thresholds
         Fields of :class:`MVVPConfig` overriding ``config`` (``prob=0.9``,
         ``min_kappa=0.4``, ...).
@@ -781,7 +797,7 @@ def check(
     >>> result.get(2, "Qwen 3 8B", "MT-Bench").verdict.value
     'FAIL'
     """
-    config = config or MVVPConfig()
+    config = config or mvvp_config_of(tree) or MVVPConfig()
     if thresholds:
         config = replace(config, **thresholds)
     design = data if isinstance(data, Design) else Design.from_judgments(data)

@@ -1,8 +1,7 @@
-"""The report: fit, check the MVVP, and write HTML, CSV/JSON, LaTeX and netCDF.
+"""The report: HTML, CSV/JSON, LaTeX and netCDF of a posterior fitted and checked.
 
-:func:`create_report` does it all for a Judgments dataset; :func:`write_report`
-writes the files of a posterior already fitted and checked. The files, in the
-output folder:
+:func:`write_report` writes the files; :func:`judgestats.pipeline.create_report`
+reads, fits, checks and calls it. The files, in the output folder:
 
 * ``index.html``: self-contained (opens offline; figures embedded as PNG data
   URIs): the verdict table, the plots, every verdict with its reason, the
@@ -14,7 +13,7 @@ output folder:
 
 Examples
 --------
->>> from judgestats.report import create_report
+>>> from judgestats.pipeline import create_report
 >>> from judgestats.simulate import simulate, small_cohort
 >>> ds = simulate(small_cohort(), random_seed=0).dataset
 >>> report = create_report(ds, "out", fast=True)  # doctest: +SKIP
@@ -25,8 +24,7 @@ PosixPath('out/index.html')
 from __future__ import annotations
 
 import logging
-import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -35,8 +33,7 @@ import xarray as xr
 
 from judgestats.accounting import ImportReport
 from judgestats.io.store import atomic_output
-from judgestats.models.derived import DerivedConfig
-from judgestats.mvvp import MVVPConfig, MVVPResult, check
+from judgestats.mvvp import MVVPResult
 from judgestats.report.html import render_html
 from judgestats.report.plots import (
     figure_to_data_uri,
@@ -50,10 +47,9 @@ from judgestats.report.terminal import Progress, terminal_summary
 from judgestats.schema import Verdict
 
 __all__ = [
+    "REPORT_FILES",
     "Report",
-    "create_report",
     "describe_data",
-    "fit_posterior",
     "terminal_summary",
     "write_report",
 ]
@@ -74,7 +70,7 @@ FIGURES = {
 
 @dataclass(frozen=True, eq=False)
 class Report:
-    """What :func:`create_report` made.
+    """What :func:`judgestats.pipeline.create_report` made.
 
     Attributes
     ----------
@@ -99,59 +95,6 @@ def describe_data(ds: xr.Dataset) -> str:
         f"{ds.sizes['judge']} judges, {len(benches)} benchmarks ({', '.join(benches)}), "
         f"{ds.sizes['item']} items, {n} judgments"
     )
-
-
-def fit_posterior(
-    ds: xr.Dataset,
-    *,
-    fast: bool = False,
-    draws: int | None = None,
-    tune: int | None = None,
-    chains: int | None = None,
-    random_seed: int | None = 0,
-    derived: DerivedConfig | None = None,
-) -> xr.DataTree:
-    """Fit the report's model: hierarchical by default, the exact tier if ``fast``.
-
-    Parameters
-    ----------
-    ds : xarray.Dataset
-        A Judgments dataset.
-    fast : bool, default False
-        Use :class:`~judgestats.models.ExactModel` (seconds, no MCMC).
-    draws, tune, chains : int, optional
-        Override the tier's defaults (``tune`` applies to the hierarchical tier).
-    random_seed : int, optional, default 0
-    derived : DerivedConfig, optional
-        Ranking metric, ``k`` of top-k and paradox thresholds.
-
-    Returns
-    -------
-    xarray.DataTree
-        Failed diagnostics are in its ``warnings`` attr (and logged), not raised.
-    """
-    from judgestats.models import ConvergenceWarning, ExactModel, HierarchicalModel
-
-    model_cls = ExactModel if fast else HierarchicalModel
-    config = model_cls.default_config
-    overrides = {"draws": draws, "chains": chains}
-    if not fast:
-        overrides["tune"] = tune
-    config = replace(config, **{k: v for k, v in overrides.items() if v is not None})
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        tree = model_cls(config, derived).fit(ds, random_seed=random_seed)
-    failed = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
-    for w in caught:
-        if w not in failed:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if failed:  # listed in full by the report; one line here
-        log.warning(
-            "%d sampler diagnostic(s) failed (first: %s); the report lists them",
-            len(failed),
-            failed[0].message,
-        )
-    return tree
 
 
 def write_report(
@@ -227,62 +170,3 @@ def _figures(result: MVVPResult, table) -> dict[str, str]:
             if fig is not None:
                 out[name] = figure_to_data_uri(fig)
     return out
-
-
-def create_report(
-    ds: xr.Dataset,
-    out_dir: str | Path,
-    *,
-    fast: bool = False,
-    draws: int | None = None,
-    tune: int | None = None,
-    chains: int | None = None,
-    random_seed: int | None = 0,
-    config: MVVPConfig | None = None,
-    import_report: ImportReport | None = None,
-    title: str = "judgestats report",
-    progress: Progress | None = None,
-) -> Report:
-    """Fit, check the MVVP and write the report of a Judgments dataset.
-
-    Parameters
-    ----------
-    ds : xarray.Dataset
-        A Judgments dataset with at least one verdict.
-    out_dir : str or Path
-        Output folder (see the module docs for its files).
-    fast, draws, tune, chains, random_seed
-        As in :func:`fit_posterior`.
-    config : MVVPConfig, optional
-        Thresholds and interval probability of the check.
-    import_report : ImportReport, optional
-        The accounting of the import, shown in the HTML (default: the dataset's
-        ``accounting`` attr).
-    title : str, default "judgestats report"
-    progress : Progress, optional
-        Where stage lines go (default: the ``judgestats`` logger).
-
-    Returns
-    -------
-    Report
-    """
-    progress = progress or Progress()
-    if import_report is None:
-        import_report = ImportReport.from_json(ds.attrs.get("accounting", ""))
-    tier = "exact" if fast else "hierarchical"
-    with progress.stage(f"fitting the {tier} model"):
-        tree = fit_posterior(
-            ds, fast=fast, draws=draws, tune=tune, chains=chains, random_seed=random_seed
-        )
-    with progress.stage("checking the MVVP steps"):
-        result = check(tree, ds, config)
-    files = write_report(
-        tree,
-        result,
-        out_dir,
-        import_report=import_report,
-        data_summary=describe_data(ds),
-        title=title,
-        progress=progress,
-    )
-    return Report(tree, result, files)
