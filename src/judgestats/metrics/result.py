@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-__all__ = ["GROUP_DIMS", "NOT_APPLICABLE", "RECORD_FIELDS", "MetricsResult"]
+__all__ = ["GROUP_DIMS", "NOT_APPLICABLE", "RECORD_FIELDS", "MetricsResult", "json_scalar"]
 
 #: Reason given where a metric does not apply to a row.
 NOT_APPLICABLE = "not applicable: human-ceiling metrics are for the human raters only"
@@ -155,7 +155,7 @@ class MetricsResult:
             Keys :data:`RECORD_FIELDS` (plus the grouping dimension and ``se``).
         """
         records = self.to_frame(skip_empty=skip_empty).to_dict(orient="records")
-        return [{k: _plain(v) for k, v in rec.items()} for rec in records]
+        return [{k: json_scalar(v) for k, v in rec.items()} for rec in records]
 
     def __repr__(self) -> str:
         dims = ", ".join(f"{k}: {v}" for k, v in self.data.sizes.items())
@@ -166,7 +166,7 @@ class MetricsResult:
         )
 
 
-def _plain(value: Any) -> Any:
+def json_scalar(value: Any) -> Any:
     """Return a JSON-ready scalar: Python numbers and strings, NaN as None."""
     if isinstance(value, np.generic):
         value = value.item()

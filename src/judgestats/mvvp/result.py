@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from judgestats.metrics.formulas import DIRECTION, REGISTRY
-from judgestats.metrics.result import _plain
+from judgestats.metrics.result import json_scalar
 
 if TYPE_CHECKING:
     from judgestats.mvvp.check import MVVPConfig
@@ -496,7 +496,7 @@ class MVVPResult:
 
     def to_records(self) -> list[dict[str, Any]]:
         """Return :meth:`to_frame` as JSON-ready dicts (NaN as ``None``)."""
-        return [{k: _plain(v) for k, v in r.to_dict().items()} for r in self.results]
+        return [{k: json_scalar(v) for k, v in r.to_dict().items()} for r in self.results]
 
     def table(self) -> pd.DataFrame:
         """Return the verdicts as a judge × benchmark by step table of strings."""

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgestats.metrics.result import _plain
+from judgestats.metrics.result import json_scalar
 from judgestats.mvvp import MVVPResult, Step, format_estimate
 from judgestats.mvvp.result import PROBABILITY_QUANTITIES, QUANTITY_LABELS
 
@@ -179,7 +179,7 @@ def summary_json(result: MVVPResult, table: pd.DataFrame | None = None) -> dict[
     from dataclasses import asdict
 
     table = summary_table(result) if table is None else table
-    records = [{k: _plain(v) for k, v in rec.items()} for rec in table.to_dict(orient="records")]
+    records = [{k: json_scalar(v) for k, v in rec.items()} for rec in table.to_dict(orient="records")]
     return {
         "model": result.model,
         "prob": result.config.prob,
