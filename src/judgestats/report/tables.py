@@ -179,7 +179,8 @@ def summary_json(result: MVVPResult, table: pd.DataFrame | None = None) -> dict[
     from dataclasses import asdict
 
     table = summary_table(result) if table is None else table
-    records = [{k: json_scalar(v) for k, v in rec.items()} for rec in table.to_dict(orient="records")]
+    rows = table.to_dict(orient="records")
+    records = [{k: json_scalar(v) for k, v in rec.items()} for rec in rows]
     return {
         "model": result.model,
         "prob": result.config.prob,
