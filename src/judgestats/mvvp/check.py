@@ -437,19 +437,19 @@ class _Checker:
                 reason = _INTERVAL_WORDS[verdict].format(p=self.prob_text, t=threshold)
                 verdict, reason = _withheld(verdict, reason, [*holds, self.p.diagnostics(rec)])
         return StepResult(
-            step,
-            judge,
-            bench,
-            quantity,
-            est,
-            lo,
-            hi,
-            self.config.prob,
-            str(threshold),
-            p_met,
-            verdict,
-            reason + note,
-            tuple(e for e in related if e is not None and np.isfinite(e.estimate)),
+            step=step,
+            judge=judge,
+            benchmark=bench,
+            quantity=quantity,
+            estimate=est,
+            lo=lo,
+            hi=hi,
+            prob=self.config.prob,
+            threshold=str(threshold),
+            p_threshold_met=p_met,
+            verdict=verdict,
+            reason=reason + note,
+            related=tuple(e for e in related if e is not None and np.isfinite(e.estimate)),
         )
 
     # -- the steps -----------------------------------------------------------------
@@ -703,19 +703,19 @@ class _Checker:
                 ],
             )
         return StepResult(
-            Step.AUDIT_PARADOX,
-            judge,
-            bench,
-            "paradox",
-            p_joint,
-            np.nan,
-            np.nan,
-            cfg.prob,
-            f"not ({cfg.paradox})",
-            1 - p_joint,
-            verdict,
-            reason,
-            tuple(related),
+            step=Step.AUDIT_PARADOX,
+            judge=judge,
+            benchmark=bench,
+            quantity="paradox",
+            estimate=p_joint,
+            lo=np.nan,
+            hi=np.nan,
+            prob=cfg.prob,
+            threshold=f"not ({cfg.paradox})",
+            p_threshold_met=1 - p_joint,
+            verdict=verdict,
+            reason=reason,
+            related=tuple(related),
         )
 
     # -- plumbing ------------------------------------------------------------------

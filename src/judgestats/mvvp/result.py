@@ -267,7 +267,7 @@ class Estimate:
         return text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StepResult:
     """The verdict of one MVVP step for one judge (and benchmark).
 
