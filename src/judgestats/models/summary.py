@@ -98,7 +98,11 @@ def diagnose(tree: xr.DataTree, names: Sequence[str] | None = None) -> list[str]
     -------
     list of str
         Empty when R-hat <= 1.01 and bulk ESS >= 400 everywhere and no draw diverged.
+        A posterior without a sampler (the exact tier: independent, exact draws; no
+        ``sample_stats`` group) has nothing to diagnose.
     """
+    if "sample_stats" not in tree.children:
+        return []
     post = tree["posterior"].to_dataset()
     names = [n for n in (reported_metrics() if names is None else names) if n in post]
     problems: list[str] = []
