@@ -16,6 +16,7 @@ import logging
 import warnings
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
 import xarray as xr
 
@@ -72,7 +73,7 @@ def fit_posterior(
 
     model_cls = ExactModel if fast else HierarchicalModel
     config = model_cls.default_config
-    overrides = {"draws": draws, "chains": chains}
+    overrides: dict[str, Any] = {"draws": draws, "chains": chains}
     if not fast:
         overrides["tune"] = tune
     config = replace(config, **{k: v for k, v in overrides.items() if v is not None})

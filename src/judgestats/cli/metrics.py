@@ -95,11 +95,11 @@ def format_table(frame: pd.DataFrame, prob: float) -> str:
     show[f"{prob:.0%} interval"] = frame.apply(interval, axis=1)
     show["n"] = [f"{v:g}" for v in frame["n"]]
     show["reason"] = frame["reason"]
-    widths = {c: max(len(c), *(len(x) for x in show[c])) for c in show}
-    lines = ["  ".join(c.ljust(widths[c]) for c in show).rstrip()]
+    widths = {str(c): max(len(str(c)), *(len(x) for x in show[c])) for c in show}
+    lines = ["  ".join(str(c).ljust(widths[str(c)]) for c in show).rstrip()]
     for row in show.itertuples(index=False):
         lines.append(
-            "  ".join(str(x).ljust(widths[c]) for c, x in zip(show, row, strict=True)).rstrip()
+            "  ".join(str(x).ljust(widths[str(c)]) for c, x in zip(show, row, strict=True)).rstrip()
         )
     return "\n".join(lines)
 

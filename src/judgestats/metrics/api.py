@@ -517,7 +517,7 @@ class _Prepared:
 
     @property
     def cell_dims(self) -> list[str]:
-        return ["benchmark", "_group", *self.x.dims[1:-1]]
+        return ["benchmark", "_group", *map(str, self.x.dims[1:-1])]
 
     @property
     def is_human(self) -> np.ndarray:

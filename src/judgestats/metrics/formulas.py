@@ -414,7 +414,7 @@ def reasons(x: np.ndarray) -> dict[str, np.ndarray]:
     for name, m in REGISTRY.items():
         checks = [(_count(x, f) <= 0, _EMPTY.get(f, f"no {f}")) for f in m.requires]
         if m.undefined:
-            checks.append((np.True_, m.undefined))
+            checks.append((np.ones(values[name].shape, dtype=bool), m.undefined))
         out[name] = explain(values[name], checks)
     return out
 

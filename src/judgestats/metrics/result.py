@@ -155,7 +155,7 @@ class MetricsResult:
             Keys :data:`RECORD_FIELDS` (plus the grouping dimension and ``se``).
         """
         records = self.to_frame(skip_empty=skip_empty).to_dict(orient="records")
-        return [{k: json_scalar(v) for k, v in rec.items()} for rec in records]
+        return [{str(k): json_scalar(v) for k, v in rec.items()} for rec in records]
 
     def __repr__(self) -> str:
         dims = ", ".join(f"{k}: {v}" for k, v in self.data.sizes.items())

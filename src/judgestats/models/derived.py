@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -138,7 +139,9 @@ def derived_quantities(
     dims = (*_SAMPLE, "judge", "benchmark")
     metrics = derive(x)
     _supported(metrics, support)
-    out = {name: (dims, value) for name, value in metrics.items()}
+    out: dict[str, tuple[tuple[str, ...], np.ndarray]] = {
+        name: (dims, value) for name, value in metrics.items()
+    }
     by_bench = np.swapaxes(metrics[config.rank_by], -1, -2)  # (..., benchmark, judge)
     best_high = config.higher_is_better
     rank_b = np.stack([_rank(by_bench[..., b, :], best_high) for b in range(x.shape[-2])], -2)
@@ -176,7 +179,7 @@ def derived_quantities(
     defined = np.isfinite(metrics["test_retest"]) & np.isfinite(metrics["position_bias"])
     out["paradox"] = (dims, np.where(defined, paradox.astype(float), np.nan))
     out["n_paradox"] = ((*_SAMPLE, "benchmark"), np.where(defined, paradox, 0).sum(-2))
-    coords = {
+    coords: dict[str, Any] = {
         "chain": features["chain"].values,
         "draw": features["draw"].values,
         "judge": features["judge"].values,

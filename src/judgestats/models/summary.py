@@ -172,12 +172,13 @@ def summarize(
     )
     missing = [n for n in names if n not in post]
     if missing:
-        raise ValueError(f"no posterior quantity {missing}; available: {sorted(post.data_vars)}")
+        available = sorted(map(str, post.data_vars))
+        raise ValueError(f"no posterior quantity {missing}; available: {available}")
     sub = post[names]
     rhat, ess_bulk, ess_tail = _diagnostics(sub)
     q = sub.quantile([(1 - prob) / 2, 0.5, (1 + prob) / 2], dim=list(_SAMPLE), skipna=True)
     frames = []
-    for name in names:
+    for name in map(str, names):
         da = sub[name]
         stats = {
             "mean": da.mean(_SAMPLE, skipna=True),

@@ -175,7 +175,9 @@ def pattern_tree(
     for kids in children.values():  # largest first: the order of the splits
         kids.sort(key=lambda c: -_weight(c, children, weight))
     parent_of = {c: p for p, kids in children.items() for c in kids}
-    entry_node, entry_level, entry_of = [], [], {}
+    entry_node: list[int] = []
+    entry_level: list[int] = []
+    entry_of: dict[tuple[tuple, tuple], int] = {}
     n_nodes = 0
     for parent, kids in children.items():
         if len(kids) < 2:

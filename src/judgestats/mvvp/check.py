@@ -314,7 +314,9 @@ class _Posterior:
         self.rows: dict[tuple[str, str | None, str | None], dict[str, Any]] = {}
         for rec in self.summary.to_dict(orient="records"):
             where = _key(rec.get("benchmark")) or _key(rec.get("benchmark_pair"))
-            self.rows[(rec["variable"], _key(rec.get("judge")), where)] = rec
+            self.rows[(str(rec["variable"]), _key(rec.get("judge")), where)] = {
+                str(k): v for k, v in rec.items()
+            }
 
     def row(self, name: str, judge: str | None, where: str | None) -> dict[str, Any] | None:
         return self.rows.get((name, judge, where))
@@ -335,7 +337,7 @@ class _Posterior:
             float(rec["p_threshold"]),
         )
 
-    def draws(self, name: str, **sel: str) -> np.ndarray:
+    def draws(self, name: str, **sel: str | Sequence[str]) -> np.ndarray:
         return self.post[name].sel(sel).transpose(*_SAMPLE, ...).values
 
     def diagnostics(self, rec: dict[str, Any] | None) -> str:
@@ -393,10 +395,10 @@ class _Checker:
         self.design = design
         self.config = config
         self.prob_text = f"{config.prob:.0%}"
-        n_items = tree["constant_data"]["n_items"]
+        n_items: xr.DataArray = tree["constant_data"].to_dataset()["n_items"]
         self.judges = [str(j) for j in n_items["judge"].values]
         self.benchmarks = [str(b) for b in n_items["benchmark"].values]
-        self.n_items = n_items.values
+        self.n_items: np.ndarray = n_items.values
 
     # -- helpers -------------------------------------------------------------------
     def _short(self, n: int, what: str) -> str:
@@ -801,7 +803,7 @@ def check(
     if thresholds:
         config = replace(config, **thresholds)
     design = data if isinstance(data, Design) else Design.from_judgments(data)
-    judges = [str(j) for j in tree["constant_data"]["judge"].values]
+    judges = [str(j) for j in tree["constant_data"].to_dataset()["judge"].values]
     missing = [j for j in judges if j not in design.judges]
     if missing:
         raise ValueError(

@@ -548,7 +548,7 @@ class MVVPResult:
             for step in Step:
                 r = self._find(step, judge, bench)
                 shown = r is not None and (step.per_benchmark or judge != last)
-                cells.append(r.verdict.value if shown else "")
+                cells.append(r.verdict.value if r is not None and shown else "")
             body.append(cells)
             last = judge
         for judge in self.judges:  # judges only measurable per judge (no benchmark row)
@@ -572,11 +572,11 @@ class MVVPResult:
             )
             lines += [r.describe() for r in order]
         if self.warnings:
-            shown = self.warnings[:max_warnings] if max_warnings is not None else self.warnings
+            listed = self.warnings[:max_warnings] if max_warnings is not None else self.warnings
             lines.append(f"sampler diagnostics failed ({len(self.warnings)}):")
-            lines += [f"  {w}" for w in shown]
-            if len(shown) < len(self.warnings):
-                lines.append(f"  ... and {len(self.warnings) - len(shown)} more (see index.html)")
+            lines += [f"  {w}" for w in listed]
+            if len(listed) < len(self.warnings):
+                lines.append(f"  ... and {len(self.warnings) - len(listed)} more (see index.html)")
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -277,7 +277,7 @@ def _diagnostics_html(result: MVVPResult, tree: xr.DataTree | None) -> str:
             f'<p class="ok">Every reported quantity has R-hat <= {MAX_RHAT} and bulk ESS >= '
             f"{min_ess:g}{sampler}.</p>"
         )
-    if _has_sampler(tree):
+    if tree is not None and _has_sampler(tree):
         n_div = int(tree["sample_stats"]["diverging"].sum())
         out.append(f"<p>Divergent transitions: {n_div}.</p>")
     elif result.model == "exact":

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
@@ -83,7 +84,7 @@ def _err(r: pd.Series) -> list[list[float]] | None:
     return [[max(r["value"] - r["lo"], 0.0)], [max(r["hi"] - r["value"], 0.0)]]
 
 
-def _verdict_legend(verdicts: Sequence[StepVerdict]) -> list[Patch]:
+def _verdict_legend(verdicts: Sequence[StepVerdict]) -> list[Artist]:
     return [Patch(color=VERDICT_COLORS[v], label=v.value) for v in StepVerdict if v in verdicts]
 
 
@@ -394,8 +395,8 @@ def plot_ranks(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure 
         ax2.axvline(0, color="#57606a", lw=0.8)
         labels = []
         for y, (_, r) in enumerate(shifts.iloc[::-1].iterrows()):
-            c = colors(judges.index(r["judge"]) % colors.N) if r["judge"] in judges else "k"
-            ax2.errorbar(r["value"], y, xerr=_err(r), fmt="o", color=c, ms=4, lw=1.2, capsize=2)
+            dot = colors(judges.index(r["judge"]) % colors.N) if r["judge"] in judges else "k"
+            ax2.errorbar(r["value"], y, xerr=_err(r), fmt="o", color=dot, ms=4, lw=1.2, capsize=2)
             labels.append(f"{r['judge']}: {r['benchmark_pair']}")
         ax2.set_yticks(range(len(labels)), labels, fontsize=7)
         ax2.set_xlabel("rank shift (second benchmark minus first)")

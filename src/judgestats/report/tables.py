@@ -86,7 +86,9 @@ def summary_table(result: MVVPResult) -> pd.DataFrame:
         Columns :data:`RECORD_COLUMNS`; one row per judge, benchmark (or pair) and
         quantity, left out where the judge did not judge the benchmark.
     """
-    steps = {(r.quantity, r.judge, r.benchmark): r for r in result.results}
+    steps: dict[tuple[Any, Any, Any], Any] = {
+        (r.quantity, r.judge, r.benchmark): r for r in result.results
+    }
     rows: list[dict[str, Any]] = []
     seen = set()
     for rec in result.summary.to_dict(orient="records"):
