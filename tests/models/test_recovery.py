@@ -120,5 +120,5 @@ def test_hierarchical_calibration_on_a_smaller_run(calibration_coverage):
 
 def test_exact_config_chains_give_rhat(exchangeable):
     tree = ExactModel(ExactConfig(draws=300, chains=4)).fit(exchangeable.dataset, random_seed=1)
-    s = summarize(tree, var_names=["kappa"])
+    s = summarize(tree, var_names=["kappa"], diagnostics=True)
     assert s.r_hat.max() < 1.02

@@ -78,16 +78,26 @@ def _rank(values: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
     return np.where(ok, ranks, np.nan)
 
 
-def _kendall_tau(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's tau-a between rankings along the last axis, over pairs present in both."""
-    ok = ~(np.isnan(x) | np.isnan(y))
-    sx = np.sign(x[..., :, None] - x[..., None, :])
-    sy = np.sign(y[..., :, None] - y[..., None, :])
-    both = ok[..., :, None] & ok[..., None, :]
-    upper = np.triu(np.ones(both.shape[-2:], dtype=bool), 1)
-    pairs = (both & upper).sum((-2, -1))
+def _pair_signs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sign of ``x_i - x_j`` over the pairs ``i < j`` of the last axis, and where it is defined."""
+    i, j = np.triu_indices(x.shape[-1], 1)
+    with np.errstate(invalid="ignore"):
+        d = x[..., i] - x[..., j]
+    return np.sign(np.nan_to_num(d)).astype(np.int8), np.isfinite(d)
+
+
+def _kendall_tau(
+    x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """Kendall's tau-a between two rankings, over the pairs of judges present in both.
+
+    ``x`` and ``y`` are :func:`_pair_signs` of each ranking's values.
+    """
+    (sx, ox), (sy, oy) = x, y
+    pairs = (ox & oy).sum(-1)
+    agree = (sx * sy).sum(-1, dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(pairs > 0, (sx * sy * (both & upper)).sum((-2, -1)) / pairs, np.nan)
+        return np.where(pairs > 0, agree / np.maximum(pairs, 1), np.nan)
 
 
 def _supported(metrics: dict[str, np.ndarray], support: xr.DataArray | None) -> None:
@@ -153,6 +163,7 @@ def derived_quantities(
     pair_judges = []
     if pairs:
         shifts, taus = [], []
+        signs = {b: _pair_signs(by_bench[..., b, :]) for b in {k for p in pairs for k in p}}
         for a, b in pairs:
             # ranks among the judges ranked on both benchmarks: a judge's shift must not
             # come from a change in who else was run
@@ -160,7 +171,7 @@ def derived_quantities(
             va = np.where(both, by_bench[..., a, :], np.nan)
             vb = np.where(both, by_bench[..., b, :], np.nan)
             shifts.append(_rank(vb, best_high) - _rank(va, best_high))
-            taus.append(_kendall_tau(va, vb))
+            taus.append(_kendall_tau(signs[a], signs[b]))
             pair_judges.append(int(both.reshape(-1, both.shape[-1]).all(0).sum()))
         shift = np.stack(shifts, -1)
         out["rank_shift"] = ((*_SAMPLE, "judge", "benchmark_pair"), shift)

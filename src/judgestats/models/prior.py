@@ -41,6 +41,7 @@ from functools import lru_cache
 from itertools import product
 
 import numpy as np
+from scipy import sparse
 
 from judgestats.features import item_features
 from judgestats.schema import Verdict
@@ -200,11 +201,16 @@ def dp_feature_draws(
     """
     cdf = np.cumsum(prob)
     cdf /= cdf[-1]
-    out = np.zeros((*shape, atoms.shape[-1]))
-    left = np.ones(shape)
+    n = int(np.prod(shape))
+    shares = np.empty((n, _STICKS))
+    left = np.ones(n)
     for t in range(_STICKS):
-        share = left if t == _STICKS - 1 else left * rng.beta(1.0, alpha, size=shape)
-        pick = np.minimum(np.searchsorted(cdf, rng.random(shape), side="right"), len(prob) - 1)
-        out += share[..., None] * atoms[pick]
+        share = left if t == _STICKS - 1 else left * rng.beta(1.0, alpha, size=n)
+        shares[:, t] = share
         left = left - share
+    picks = np.minimum(np.searchsorted(cdf, rng.random((n, _STICKS)), side="right"), len(prob) - 1)
+    # the weight of every atom in every draw, then one product with the atoms' features
+    rows = np.repeat(np.arange(n), _STICKS)
+    weights = sparse.csr_array((shares.ravel(), (rows, picks.ravel())), shape=(n, len(prob)))
+    out = np.asarray(weights @ atoms).reshape(*shape, atoms.shape[-1])
     return out

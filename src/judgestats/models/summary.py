@@ -135,6 +135,7 @@ def summarize(
     var_names: Sequence[str] | None = None,
     prob: float = 0.95,
     thresholds: Mapping[str, tuple[str, float]] | None = None,
+    diagnostics: bool | None = None,
 ) -> pd.DataFrame:
     """Summarise a posterior: one row per quantity and coordinate.
 
@@ -150,6 +151,10 @@ def summarize(
         ``{quantity: (">" or "<", value)}``; adds ``threshold`` and ``p_threshold``
         (posterior probability that the quantity is on that side). Defaults to
         :data:`DEFAULT_THRESHOLDS`.
+    diagnostics : bool, optional
+        Compute R-hat and ESS (``arviz_stats``). By default only for a posterior
+        drawn by a sampler (with ``sample_stats``): the exact tier's draws are
+        independent and exact, and the diagnostics would cost more than the fit.
 
     Returns
     -------
@@ -175,7 +180,12 @@ def summarize(
         available = sorted(map(str, post.data_vars))
         raise ValueError(f"no posterior quantity {missing}; available: {available}")
     sub = post[names]
-    rhat, ess_bulk, ess_tail = _diagnostics(sub)
+    if diagnostics is None:
+        diagnostics = "sample_stats" in tree.children
+    if diagnostics:
+        rhat, ess_bulk, ess_tail = _diagnostics(sub)
+    else:
+        rhat = ess_bulk = ess_tail = sub.isel(chain=0, draw=0, drop=True) * np.nan
     q = sub.quantile([(1 - prob) / 2, 0.5, (1 + prob) / 2], dim=list(_SAMPLE), skipna=True)
     frames = []
     for name in map(str, names):

@@ -258,15 +258,23 @@ def _tabular(caption: str, label: str, header: Sequence[str], rows: Sequence[Seq
     return "\n".join(lines)
 
 
-def _cell(table: pd.DataFrame, quantity: str, judge: str, bench: str) -> str:
-    sel = table[
-        (table["quantity"] == quantity) & (table["judge"] == judge) & (table["benchmark"] == bench)
-    ]
-    if sel.empty:
-        return "---"
-    r = sel.iloc[0]
-    text = format_estimate(quantity, r["value"], r["lo"], r["hi"])
-    return "---" if text == "n/a" else text
+class _Cells:
+    """Formatted estimates of the summary records, looked up by (quantity, judge, where)."""
+
+    def __init__(self, table: pd.DataFrame) -> None:
+        where = table["benchmark"].where(table["benchmark"].notna(), table["benchmark_pair"])
+        keys = zip(table["quantity"], table["judge"], where, strict=True)
+        values = zip(table["value"], table["lo"], table["hi"], strict=True)
+        self._rows: dict[tuple[Any, Any, Any], tuple[float, float, float]] = {}
+        for key, value in zip(keys, values, strict=True):
+            self._rows.setdefault(key, value)
+
+    def __call__(self, quantity: str, judge: str, where: str) -> str:
+        row = self._rows.get((quantity, judge, where))
+        if row is None:
+            return "---"
+        text = format_estimate(quantity, *row)
+        return "---" if text == "n/a" else text
 
 
 _METRIC_COLUMNS = ("kappa", "exact_match", "deflation", "position_bias", "test_retest")
@@ -290,6 +298,7 @@ def latex_tables(result: MVVPResult, table: pd.DataFrame | None = None) -> str:
     str
     """
     table = summary_table(result) if table is None else table
+    cell = _Cells(table)
     pct = f"{result.config.prob:.0%}".replace("%", r"\%")
     cells = [
         (j, b)
@@ -304,7 +313,7 @@ def latex_tables(result: MVVPResult, table: pd.DataFrame | None = None) -> str:
     ]
     header[2] = r"$\kappa$"
     rows = [
-        [latex_escape(j), latex_escape(b), *(_cell(table, q, j, b) for q in _METRIC_COLUMNS)]
+        [latex_escape(j), latex_escape(b), *(cell(q, j, b) for q in _METRIC_COLUMNS)]
         for j, b in cells
     ]
     parts = [
@@ -326,9 +335,9 @@ def latex_tables(result: MVVPResult, table: pd.DataFrame | None = None) -> str:
     ]
     if ranked:
         rows = [
-            [latex_escape(j), *(_cell(table, "rank", j, b) for b in ranked)]
+            [latex_escape(j), *(cell("rank", j, b) for b in ranked)]
             for j in result.judges
-            if any(_cell(table, "rank", j, b) != "---" for b in ranked)
+            if any(cell("rank", j, b) != "---" for b in ranked)
         ]
         parts.append(
             _tabular(
@@ -339,17 +348,12 @@ def latex_tables(result: MVVPResult, table: pd.DataFrame | None = None) -> str:
                 rows,
             )
         )
+    verdict = {(r.step, r.judge, r.benchmark): r.verdict.value for r in result.results}
     verdict_rows = []
     for j, b in cells:
         row = [latex_escape(j), latex_escape(b)]
         for step in Step:
-            bench = b if step.per_benchmark else None
-            found = (
-                result.select(step=step, judge=j, benchmark=bench)
-                if bench
-                else [r for r in result.select(step=step, judge=j) if r.benchmark is None]
-            )
-            row.append(found[0].verdict.value if found else "---")
+            row.append(verdict.get((step, j, b if step.per_benchmark else None), "---"))
         verdict_rows.append(row)
     parts.append(
         _tabular(
