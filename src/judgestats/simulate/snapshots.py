@@ -18,6 +18,7 @@ the draws), but has the same distribution.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -59,7 +60,13 @@ def _verdicts(
     return out
 
 
-__all__ = ["simulate_snapshot"]
+__all__ = [
+    "DEMO_DRIFT_JUDGE",
+    "DEMO_DRIFT_POSITION",
+    "drift_demo_cohort",
+    "simulate_snapshot",
+    "write_drift_demo",
+]
 
 
 def simulate_snapshot(
@@ -111,3 +118,56 @@ def simulate_snapshot(
         start += spec.n_items
     ds.attrs["simulation"] = json.dumps({"random_seed": random_seed, "snapshot": snapshot})
     return SimulationResult(ds, first.truth, first.params, config, random_seed)
+
+
+#: The judge whose position bias moves in the drift demo, and by how much.
+DEMO_DRIFT_JUDGE, DEMO_DRIFT_POSITION = "GPT-4o", 0.25
+
+
+def drift_demo_cohort() -> CohortConfig:
+    """Return the later demo cohort: :func:`demo_cohort` with one judge's position moved.
+
+    :data:`DEMO_DRIFT_JUDGE` prefers the first slot more strongly, by
+    :data:`DEMO_DRIFT_POSITION` on every benchmark; every other judge is unchanged.
+    """
+    from judgestats.simulate.presets import demo_cohort
+
+    cohort = demo_cohort()
+    moved = {}
+    for b in cohort.benchmarks:
+        p = cohort.get(DEMO_DRIFT_JUDGE, b.name)
+        if p is not None:
+            moved[b.name] = p.replace(position=min(1.0, p.position + DEMO_DRIFT_POSITION))
+    return cohort.with_judge(DEMO_DRIFT_JUDGE, moved)
+
+
+def write_drift_demo(folder: str | Path, random_seed: int) -> list[Path]:
+    """Write the two snapshots of the drift demo, ``old/`` and ``new/``, as Parquet.
+
+    Both judge the items of :func:`demo_cohort` with shared decisions
+    (:func:`simulate_snapshot`); in ``new/`` the judge :data:`DEMO_DRIFT_JUDGE` has
+    moved (:func:`drift_demo_cohort`).
+
+    Parameters
+    ----------
+    folder : str or Path
+    random_seed : int
+
+    Returns
+    -------
+    list of Path
+        The files written, one per snapshot and benchmark.
+    """
+    from judgestats.simulate.export import judgments_table
+    from judgestats.simulate.presets import demo_cohort
+
+    written = []
+    for name, cohort, snapshot in (("old", demo_cohort(), 0), ("new", drift_demo_cohort(), 1)):
+        table = judgments_table(simulate_snapshot(cohort, random_seed, snapshot).dataset)
+        out = Path(folder) / name
+        out.mkdir(parents=True, exist_ok=True)
+        for bench, part in table.groupby("benchmark", sort=False):
+            path = out / f"{bench.lower().replace('-', '_')}.parquet"
+            part.reset_index(drop=True).to_parquet(path, index=False)
+            written.append(path)
+    return written
