@@ -460,10 +460,13 @@ def plan(
     config = config or PlanConfig()
     rng = np.random.default_rng(random_seed)
     if result is None:
-        from judgestats.models import ExactModel
+        from judgestats.models import ConvergenceWarning, ExactModel
         from judgestats.mvvp import check
 
-        tree = ExactModel().fit(data, random_seed=None if random_seed is None else random_seed)
+        with warnings.catch_warnings():
+            # The exact tier's draws are independent: R-hat describes no sampler here.
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            tree = ExactModel().fit(data, random_seed=random_seed)
         result = check(tree, data, mvvp_config)
     rule = mvvp_config or result.config
     tallied = tally(data)

@@ -1,4 +1,4 @@
-"""``judgestats drift OLD NEW -o DIR``: has the judge changed between two snapshots?
+"""``judgestats drift OLD NEW -o DIR``: has the judge changed between two snapshots.
 
 Exit status: 0 when the drift folder is written (and no ``--fail-on`` gate trips);
 1 when ``--fail-on changed`` finds a CHANGED comparison; 2 on bad input.
