@@ -8,10 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from judgestats.cli._common import DEMO_DATA, add_input_options, input_paths, load_input
 from judgestats.errors import UsageError
-from judgestats.io.store import atomic_output, check_output
+from judgestats.io.store import atomic_output
 from judgestats.plan import PlanConfig
 
 _EPILOG = """\
@@ -64,8 +65,10 @@ def run(args: argparse.Namespace) -> int:
         config = PlanConfig(target=args.target, max_items=args.max_items, futures=args.futures)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if args.output:
-        check_output(args.output, inputs=input_paths(args))
+    if args.output and any(
+        p.exists() and p.resolve() == Path(args.output).resolve() for p in input_paths(args)
+    ):
+        raise UsageError(f"-o {args.output}: is one of the inputs; write the plan elsewhere")
     if not args.paths:
         print(f"the bundled demo logs ({DEMO_DATA})", file=sys.stderr)
     ds, _ = load_input(args)
