@@ -18,7 +18,7 @@ from judgestats.errors import JudgestatsError, UsageError
 __all__ = ["COMMANDS", "main"]
 
 #: Command modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("import_", "info", "metrics", "fit", "report")
+COMMANDS: tuple[str, ...] = ("import_", "info", "metrics", "fit", "report", "plan", "drift")
 
 
 def build_parser() -> argparse.ArgumentParser:

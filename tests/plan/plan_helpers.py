@@ -1,0 +1,67 @@
+"""Calibration of the plan's prediction against the simulator that made the data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from judgestats.models import ExactModel
+from judgestats.mvvp import Step, StepVerdict, check
+from judgestats.plan import PlanConfig, plan
+from judgestats.simulate import BenchmarkSpec, CohortConfig, JudgeParams, simulate
+
+JUDGE, BENCH = "judge", "bench"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Predicted P(settled) and what happened, over replicates with an open verdict."""
+
+    predicted: np.ndarray
+    settled: np.ndarray
+    futures: int
+
+    def gap(self, keep: np.ndarray | None = None) -> tuple[float, float]:
+        """Return mean(settled) - mean(predicted) and its Monte Carlo standard error.
+
+        If the predictions are calibrated, each outcome is Bernoulli(p) given its
+        prediction, and each prediction carries the error of ``futures`` futures.
+        """
+        keep = np.ones(len(self.predicted), bool) if keep is None else keep
+        p, y = self.predicted[keep], self.settled[keep]
+        var = (p * (1 - p)).sum() * (1 + 1 / self.futures) / len(p) ** 2
+        return float(y.mean() - p.mean()), float(np.sqrt(var))
+
+
+def calibration(
+    replicates: int, n_now: int, added: int, futures: int, seed: int = 0
+) -> Calibration:
+    """Plan step 2 for judges whose position bias sits near its 0.10 threshold.
+
+    Each replicate draws a judge (position ~ Uniform(0.05, 0.35): true position bias
+    on both sides of 0.10), simulates ``n_now + added`` items, plans on the first
+    ``n_now`` and checks the MVVP on all of them; only replicates whose step 2 is
+    INCONCLUSIVE on the first ``n_now`` items count.
+    """
+    rng = np.random.default_rng(seed)
+    predicted, settled = [], []
+    config = PlanConfig(min_items_grid=added, max_items=added, grid_points=1, futures=futures)
+    attempt = 0
+    while len(predicted) < replicates:
+        attempt += 1
+        judge = JudgeParams(agreement=0.8, position=float(rng.uniform(0.05, 0.35)))
+        spec = BenchmarkSpec(BENCH, n_now + added, "correctness", runs=1)
+        ds = simulate(
+            CohortConfig.from_judges({JUDGE: judge}, [spec]), random_seed=seed * 100_000 + attempt
+        ).dataset
+        now = ds.isel(item=slice(0, n_now))
+        res = plan(now, config=config, random_seed=attempt)
+        case = [c for c in res.cases if c.step is Step.SWAP_POSITIONS]
+        if not case:
+            continue
+        later = check(ExactModel().fit(ds, random_seed=attempt), ds)
+        verdict = later.get(Step.SWAP_POSITIONS, JUDGE, BENCH).verdict
+        predicted.append(case[0].p_settled[0])
+        settled.append(verdict in (StepVerdict.PASS, StepVerdict.FAIL))
+    return Calibration(np.array(predicted), np.array(settled, float), futures)
