@@ -167,7 +167,7 @@ def write_drift_demo(folder: str | Path, random_seed: int) -> list[Path]:
         out = Path(folder) / name
         out.mkdir(parents=True, exist_ok=True)
         for bench, part in table.groupby("benchmark", sort=False):
-            path = out / f"{bench.lower().replace('-', '_')}.parquet"
+            path = out / f"{str(bench).lower().replace('-', '_')}.parquet"
             part.reset_index(drop=True).to_parquet(path, index=False)
             written.append(path)
     return written
