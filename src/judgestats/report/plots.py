@@ -12,11 +12,13 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
@@ -72,6 +74,7 @@ def _rows(table: pd.DataFrame, quantity: str) -> dict[tuple[str, str], pd.Series
 
 
 def _verdict(result: MVVPResult, step: Step, judge: str, bench: str | None) -> StepVerdict:
+    """Return the verdict of a step (NOT MEASURED where there is none)."""
     try:
         return result.get(step, judge, bench).verdict
     except KeyError:
@@ -86,6 +89,53 @@ def _err(r: pd.Series) -> list[list[float]] | None:
 
 def _verdict_legend(verdicts: Sequence[StepVerdict]) -> list[Artist]:
     return [Patch(color=VERDICT_COLORS[v], label=v.value) for v in StepVerdict if v in verdicts]
+
+
+#: Judges a figure shows at most; every judge is in summary.csv and the tables.
+MAX_JUDGES = 30
+#: Benchmark panels per row of a figure.
+PANELS_PER_ROW = 4
+
+
+def shown_judges(result: MVVPResult, step: Step) -> list[str]:
+    """Return the judges a figure of ``step`` shows: all, or the worst :data:`MAX_JUDGES`.
+
+    Judges are ranked by their most severe verdict of the step (FAIL first), ties in
+    the order of the data; the shown ones keep the data's order.
+    """
+    if len(result.judges) <= MAX_JUDGES:
+        return list(result.judges)
+    worst = dict.fromkeys(result.judges, -1)
+    for r in result.results:
+        if r.step is step:
+            worst[r.judge] = max(worst[r.judge], r.verdict.severity)
+    order = sorted(result.judges, key=lambda j: -worst[j])  # stable: data order on ties
+    keep = set(order[:MAX_JUDGES])
+    return [j for j in result.judges if j in keep]
+
+
+def _grid(n_panels: int, n_rows: int) -> tuple[Figure, list[Axes]]:
+    """Return a figure of benchmark panels, :data:`PANELS_PER_ROW` to a row."""
+    cols = min(n_panels, PANELS_PER_ROW)
+    rows = -(-n_panels // cols)
+    fig = Figure(
+        figsize=(max(3.6 * cols, 6.0), rows * (0.3 * n_rows + 1.2) + 0.9), layout="constrained"
+    )
+    grid = fig.subplots(rows, cols, sharey=True, squeeze=False)
+    axes = list(grid.ravel())
+    for ax in axes[n_panels:]:
+        ax.set_visible(False)
+    return fig, axes[:n_panels]
+
+
+def _intervals(ax: Axes, x, y, lo, hi, color: str, marker: str = "o", **kw: Any) -> None:
+    """Draw intervals and their centres in two calls (one per artist kind)."""
+    if not len(x):
+        return
+    ok = np.isfinite(lo) & np.isfinite(hi)
+    ax.hlines(np.asarray(y)[ok], np.asarray(lo)[ok], np.asarray(hi)[ok], color=color,
+              lw=kw.pop("lw", 1.6))  # fmt: skip
+    ax.plot(x, y, marker, color=color, ls="", **kw)
 
 
 def _interval_panels(
@@ -103,50 +153,45 @@ def _interval_panels(
     benches = [b for b in result.benchmarks if any(k[1] == b for k in rows)]
     if not benches:
         return None
-    judges = result.judges
+    judges = shown_judges(result, step)
     n = len(judges)
-    fig = Figure(figsize=(max(3.6 * len(benches), 6.0), 0.34 * n + 1.9), layout="constrained")
-    axes = fig.subplots(1, len(benches), sharey=True, squeeze=False)[0]
+    fig, axes = _grid(len(benches), n)
     extra_rows = _rows(table, extra) if extra else {}
     used: set[StepVerdict] = set()
-    for ax, bench in zip(axes, benches, strict=True):
+    shift = 0.12 if extra else 0.0
+    for k, (ax, bench) in enumerate(zip(axes, benches, strict=True)):
         ax.axvspan(*bad_side, color=VERDICT_COLORS[StepVerdict.FAIL], alpha=0.06, lw=0)
         ax.axvline(threshold, color="#57606a", ls="--", lw=1)
+        groups: dict[StepVerdict, list[tuple[float, float, float, float]]] = {}
+        second = []
         for i, judge in enumerate(judges):
             y = n - 1 - i
-            r = rows.get((judge, bench))
-            if extra and (judge, bench) in extra_rows:
+            if (judge, bench) in extra_rows:
                 e = extra_rows[(judge, bench)]
-                ax.errorbar(
-                    e["value"],
-                    y - 0.18,
-                    xerr=_err(e),
-                    fmt="s",
-                    mfc="white",
-                    color="#57606a",
-                    ms=4.5,
-                    lw=1,
-                    capsize=2,
-                )
+                second.append((e["value"], y - 0.18, e["lo"], e["hi"]))
+            r = rows.get((judge, bench))
             if r is None:
                 continue
             v = _verdict(result, step, judge, bench)
             used.add(v)
-            ax.errorbar(
-                r["value"],
-                y + (0.12 if extra else 0),
-                xerr=_err(r),
-                fmt="o",
-                color=VERDICT_COLORS[v],
-                ms=5,
-                lw=1.6,
-                capsize=2.5,
-            )
+            groups.setdefault(v, []).append((r["value"], y + shift, r["lo"], r["hi"]))
+        if second:
+            _intervals(ax, *map(np.asarray, zip(*second, strict=True)), "#57606a", "s",
+                       mfc="white", ms=4.5, lw=1)  # fmt: skip
+        for v, pts in groups.items():
+            _intervals(ax, *map(np.asarray, zip(*pts, strict=True)), VERDICT_COLORS[v], ms=5)
         ax.set_title(bench, fontsize=10)
         ax.set_xlabel(xlabel, fontsize=9)
         ax.grid(axis="x", color="#eaeef2", lw=0.8)
         ax.set_ylim(-0.7, n - 0.3)
-    axes[0].set_yticks(range(n), list(reversed(judges)), fontsize=8.5)
+        if k % PANELS_PER_ROW == 0:
+            ax.set_yticks(range(n), list(reversed(judges)), fontsize=8.5)
+    if n < len(result.judges):
+        fig.suptitle(
+            f"{n} of {len(result.judges)} judges, the worst verdicts first "
+            "(every judge is in summary.csv)",
+            fontsize=9,
+        )
     handles = _verdict_legend(sorted(used, key=lambda v: v.severity))
     if extra:
         handles.append(
@@ -242,7 +287,8 @@ def plot_paradox(result: MVVPResult, table: pd.DataFrame | None = None) -> Figur
     """
     table = _table(result, table)
     tr, pb = _rows(table, "test_retest"), _rows(table, "position_bias")
-    cells = [k for k in tr if k in pb]
+    shown = set(shown_judges(result, Step.AUDIT_PARADOX))
+    cells = [k for k in tr if k in pb and k[0] in shown]
     if not cells:
         return None
     cfg = result.config
@@ -280,6 +326,8 @@ def plot_paradox(result: MVVPResult, table: pd.DataFrame | None = None) -> Figur
             capsize=1.5,
             alpha=0.9,
         )
+        if len(cells) > 40 and v is StepVerdict.PASS:
+            continue  # name only what needs a look when the plot is crowded
         ax.annotate(
             judge,
             (x["value"], y["value"]),
@@ -333,7 +381,9 @@ def plot_ranks(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure 
     if not benches:
         return None
     shifts = table[(table["quantity"] == "rank_shift") & table["value"].notna()]
-    judges = [j for j in result.judges if any(k[0] == j for k in ranks)]
+    shown = set(shown_judges(result, Step.CROSS_VALIDATE))
+    judges = [j for j in result.judges if j in shown and any(k[0] == j for k in ranks)]
+    shifts = shifts[shifts["judge"].isin(judges)]
     per_judge = max(2, MAX_SHIFT_ROWS // max(len(judges), 1))
     trimmed = len(shifts) > MAX_SHIFT_ROWS
     if trimmed:  # keep each judge's largest shifts: a forest of hundreds of rows is unreadable
