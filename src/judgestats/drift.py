@@ -292,7 +292,8 @@ class DriftResult:
     @property
     def changed(self) -> list[MetricChange | ItemFlips]:
         """Every comparison whose verdict is CHANGED."""
-        return [c for c in (*self.changes, *self.flips) if c.verdict is Change.CHANGED]
+        every: list[MetricChange | ItemFlips] = [*self.changes, *self.flips]
+        return [c for c in every if c.verdict is Change.CHANGED]
 
     def to_json(self) -> dict[str, Any]:
         """Return the result as plain JSON-ready values."""
@@ -310,7 +311,8 @@ class DriftResult:
     def format(self) -> str:
         """Return the terminal summary: every CHANGED and INCONCLUSIVE comparison."""
         counts = {v: 0 for v in Change}
-        for c in (*self.changes, *self.flips):
+        every: list[MetricChange | ItemFlips] = [*self.changes, *self.flips]
+        for c in every:
             counts[c.verdict] += 1
         lines = [
             "drift (new - old): " + ", ".join(f"{n} {v.value}" for v, n in counts.items() if n),
@@ -552,6 +554,7 @@ def drift(
         # The exact tier's draws are independent: R-hat describes no sampler here.
         warnings.simplefilter("ignore", ConvergenceWarning)
         post = model.fit(paired, random_seed=random_seed)["posterior"].to_dataset()
+    assert model.result is not None  # set by fit
     n_items = model.result["constant_data"]["n_items"]
     stacked = post.stack(sample=("chain", "draw"))
     changes, flips = [], []

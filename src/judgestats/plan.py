@@ -474,7 +474,7 @@ def plan(
     for r in result.results:
         if r.step not in PLANNED_STEPS or r.verdict is not StepVerdict.INCONCLUSIVE:
             continue
-        bt = tallied[r.benchmark]
+        bt = tallied[str(r.benchmark)]
         cell = _cell(bt, r.judge, rule.min_runs, config.prior, rng)
         settled, passed = [], []
         for added in config.item_grid:

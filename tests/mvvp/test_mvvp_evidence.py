@@ -42,7 +42,10 @@ def six_items():
     return ds
 
 
-@pytest.fixture(scope="module", params=["exact", "hierarchical"])
+@pytest.fixture(
+    scope="module",
+    params=["exact", pytest.param("hierarchical", marks=pytest.mark.slow)],
+)
 def six(request):
     ds = six_items()
     model = (

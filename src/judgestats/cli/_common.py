@@ -24,7 +24,7 @@ __all__ = [
 DEMO_DATA = Path(__file__).resolve().parents[3] / "data" / "demo"
 
 
-def add_input_options(parser: argparse.ArgumentParser, *, nargs: str = "+") -> None:
+def add_input_options(parser: argparse.ArgumentParser, *, nargs: str | int = "+") -> None:
     """Add PATH arguments and the import options shared by every command."""
     parser.add_argument(
         "paths",

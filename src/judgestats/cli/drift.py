@@ -96,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
         ds, _ = load_input(one)
         snapshots.append(ds)
     try:
-        result = drift(*snapshots, config, random_seed=args.seed)
+        old, new = snapshots
+        result = drift(old, new, config, random_seed=args.seed)
     except ValueError as exc:
         raise UsageError(f"{old_path} vs {new_path}: {exc}") from None
     summary = f"old: {old_path} ({describe_data(snapshots[0])}); new: {new_path} " + (

@@ -307,7 +307,13 @@ class _Posterior:
         with warnings.catch_warnings():
             # Constant draws (a rank that never moves) make R-hat 0/0: NaN, not news.
             warnings.simplefilter("ignore", RuntimeWarning)
-            self.summary = summarize(view, var_names=names, prob=config.prob, thresholds=thresholds)
+            self.summary = summarize(
+                view,
+                var_names=names,
+                prob=config.prob,
+                thresholds=thresholds,
+                diagnostics=self.model != "exact",
+            )
         n_samples = self.post.sizes.get("chain", 1) * self.post.sizes.get("draw", 1)
         self.min_ess = ess_floor(n_samples)
         self.summary.attrs["min_ess"] = self.min_ess

@@ -176,10 +176,11 @@ def _interval_panels(
             used.add(v)
             groups.setdefault(v, []).append((r["value"], y + shift, r["lo"], r["hi"]))
         if second:
-            _intervals(ax, *map(np.asarray, zip(*second, strict=True)), "#57606a", "s",
-                       mfc="white", ms=4.5, lw=1)  # fmt: skip
+            xs, ys, lo, hi = np.asarray(second, dtype=float).T
+            _intervals(ax, xs, ys, lo, hi, "#57606a", "s", mfc="white", ms=4.5, lw=1)
         for v, pts in groups.items():
-            _intervals(ax, *map(np.asarray, zip(*pts, strict=True)), VERDICT_COLORS[v], ms=5)
+            xs, ys, lo, hi = np.asarray(pts, dtype=float).T
+            _intervals(ax, xs, ys, lo, hi, VERDICT_COLORS[v], ms=5)
         ax.set_title(bench, fontsize=10)
         ax.set_xlabel(xlabel, fontsize=9)
         ax.grid(axis="x", color="#eaeef2", lw=0.8)
