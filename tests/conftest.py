@@ -1,4 +1,10 @@
-"""Test-suite options: ``--run-slow`` runs parameter recovery and calibration."""
+"""Test-suite options.
+
+``--run-slow`` runs the tests marked ``slow``: parameter recovery, sampler health and
+the shorter calibration checks (CI runs them). ``--run-calibration`` also runs the
+tests marked ``calibration``: replicate studies of many minutes whose figures the
+README quotes with their commands.
+"""
 
 import pytest
 
@@ -10,15 +16,22 @@ def pytest_addoption(parser):
         default=False,
         help="run tests marked slow (parameter recovery, calibration, sampler health)",
     )
+    parser.addoption(
+        "--run-calibration",
+        action="store_true",
+        default=False,
+        help="also run tests marked calibration (replicate studies of many minutes)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--run-slow"):
-        return
-    skip = pytest.mark.skip(reason="slow: run with --run-slow")
+    calibration = config.getoption("--run-calibration")
+    slow = config.getoption("--run-slow") or calibration
     for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
+        if "calibration" in item.keywords and not calibration:
+            item.add_marker(pytest.mark.skip(reason="calibration: run with --run-calibration"))
+        elif "slow" in item.keywords and not slow:
+            item.add_marker(pytest.mark.skip(reason="slow: run with --run-slow"))
 
 
 @pytest.fixture(scope="session")

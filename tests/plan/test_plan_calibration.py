@@ -14,7 +14,7 @@ def _report(cal, label):
     return gap, se
 
 
-@pytest.mark.slow
+@pytest.mark.calibration
 def test_plan_calibrated_over_replicates():
     """200 replicates: calibrated overall and in each half of the predictions (3 SE)."""
     cal = calibration(replicates=200, n_now=80, added=120, futures=100, seed=2)
