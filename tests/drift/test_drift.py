@@ -70,7 +70,7 @@ def test_planted_drift_quick():
     assert rates["steady CHANGED"][0] == 0.0
 
 
-@pytest.mark.slow
+@pytest.mark.calibration
 def test_planted_drift_over_replicates():
     """Over 60 replicates: the moved judge is CHANGED at least 95% of the time, the steady
     one STABLE at least 80% and CHANGED at most 5% (the interval rule's two tails give
