@@ -135,7 +135,9 @@ class ImportReport:
         max_rejects : int, default 20
             How many rejects to list before summarising the rest.
         """
-        rows = [("file", "format", "read", "imported", "duplicate", "rejected", "invalid")]
+        rows: list[tuple[object, ...]] = [
+            ("file", "format", "read", "imported", "duplicate", "rejected", "invalid")
+        ]
         rows += [
             (f.file, f.format, f.read, f.imported, f.duplicates, f.rejected, f.invalid)
             for f in self.files

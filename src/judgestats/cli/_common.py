@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 import xarray as xr
 
@@ -119,7 +120,7 @@ def load_input(args: argparse.Namespace) -> tuple[xr.Dataset, ImportReport]:
         return ds, ImportReport.from_json(ds.attrs.get("accounting", ""))
     aliases = _pairs(args.alias, "--alias", "OLD=NEW")
     kinds = _pairs(getattr(args, "label_kind", []), "--label-kind", "BENCH=KIND")
-    options: dict[str, object] = {
+    options: dict[str, Any] = {
         name: getattr(args, name)
         for name in ("verdict_pattern", "multiple_matches", "tie_tolerance", "baseline")
         if getattr(args, name, None) is not None
@@ -127,7 +128,7 @@ def load_input(args: argparse.Namespace) -> tuple[xr.Dataset, ImportReport]:
     if getattr(args, "verdict_map", None):
         options["verdict_map"] = _pairs(args.verdict_map, "--verdict-map", "RAW=TARGET")
     try:
-        return read_logs(
+        result = read_logs(
             paths,
             format=args.format,
             aliases=aliases,
@@ -135,6 +136,7 @@ def load_input(args: argparse.Namespace) -> tuple[xr.Dataset, ImportReport]:
             label_kinds=kinds,
             **options,
         )
+        return result.dataset, result.report
     except LogFormatError:
         raise
     except ValueError as exc:  # an option's value (format, pattern, verdict map)

@@ -122,6 +122,7 @@ def infer_label_kinds(
     notes = []
     for name in names:
         here = (bench == name) & labelled
+        kind: str | None
         if name in overrides:
             target, kind, why = here, overrides[name], "given"
         else:

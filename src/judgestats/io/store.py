@@ -260,7 +260,7 @@ def save(ds: xr.Dataset, path: str | Path) -> Path:
 
 def _not_judgments(path: Path, ds: xr.Dataset) -> str:
     missing = [v for v in _REQUIRED if v not in ds.variables]
-    found = ", ".join(list(ds.data_vars)[:6]) or "no variables at its root"
+    found = ", ".join(map(str, list(ds.data_vars)[:6])) or "no variables at its root"
     hint = ""
     with contextlib.suppress(Exception):
         groups = list(xr.open_groups(path, engine="zarr" if _is_zarr(path) else "h5netcdf"))
