@@ -22,7 +22,7 @@ import xarray as xr
 
 from judgestats.accounting import FileAccount, ImportReport, Reject
 from judgestats.errors import LogFormatError
-from judgestats.schema import ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
+from judgestats.schema import DIMS, ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
 
 __all__ = ["HIDDEN_FIELDS", "JUDGMENT_KEY", "LABEL_KEY", "Parsed", "assemble", "item_id"]
 
@@ -126,87 +126,207 @@ def _conflict_reason(grp: pd.DataFrame, key: list[str], values: list[str], what:
     )
 
 
-def _dedup(
-    table: pd.DataFrame, key: list[str], value: str, what: str
-) -> tuple[pd.DataFrame, pd.Series, list[tuple[str, Reject]]]:
-    """Split ``table`` into kept rows, duplicate flags and conflict rejects.
+def _codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes of a column and its distinct values (-1 for a missing value)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy().astype(np.int64), values.cat.categories
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    return codes.astype(np.int64), pd.Index(uniques)
 
-    Rows with the same ``key`` are exact duplicates when they agree in ``value`` and
-    in every other column but ``line`` and ``file``; otherwise all of them are
-    rejected as a conflict.
+
+def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
+    """One column of text over all files, as codes into the distinct values of all.
+
+    The importers give their key columns as categoricals (or plain text, factorised
+    here); only the distinct values of each are compared, never the rows.
     """
-    repeated = table.duplicated(key, keep=False)
+    parts = [_codes(c) for c in columns]
+    values = [np.asarray(u, dtype=object).astype(str) for _, u in parts]
+    categories = pd.Index(pd.unique(np.concatenate(values)) if values else [], dtype="str")
+    codes = [
+        np.append(categories.get_indexer(v), -1)[c] for (c, _), v in zip(parts, values, strict=True)
+    ]
+    merged = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
+    return pd.Categorical.from_codes(merged, categories=categories)
+
+
+def _stack(
+    frames: Sequence[pd.DataFrame], files: Sequence[str], coded: Sequence[str]
+) -> pd.DataFrame:
+    """Concatenate the tables of several files, with a ``file`` column.
+
+    The ``coded`` columns (the key, and every column a file gives as categorical) and
+    ``file`` stay categorical: codes, not text, for every row.
+    """
+    coded = [
+        c
+        for c in dict.fromkeys([*coded, *(c for f in frames for c in f.columns)])
+        if all(c in f for f in frames)
+        and (c in coded or any(isinstance(f[c].dtype, pd.CategoricalDtype) for f in frames))
+    ]
+    out = pd.concat([f.drop(columns=coded) for f in frames], ignore_index=True)
+    for c in coded:
+        out[c] = _union([f[c] for f in frames])
+    names = pd.Index(list(dict.fromkeys(files)), dtype="str")
+    which = np.repeat(names.get_indexer(list(files)), [len(f) for f in frames])
+    out["file"] = pd.Categorical.from_codes(which, categories=names)
+    return out
+
+
+def _flat(codes: Sequence[np.ndarray]) -> np.ndarray:
+    """One integer per distinct combination of the code columns (equal iff all equal)."""
+    sizes = [int(c.max()) + 1 if len(c) else 1 for c in codes]
+    if float(np.prod([float(s) for s in sizes])) < 2**62:
+        return np.ravel_multi_index(tuple(codes), sizes)
+    return pd.DataFrame(dict(enumerate(codes))).groupby(list(range(len(codes)))).ngroup().to_numpy()
+
+
+def _key(table: pd.DataFrame, key: Sequence[str]) -> np.ndarray:
+    """Return the flat key of every row of ``table`` (see :func:`_flat`)."""
+    return _flat([_codes(table[k])[0] for k in key])
+
+
+def _value_codes(values: pd.Series) -> np.ndarray:
+    """Codes of a compared column (missing values equal to each other)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy()
+    return pd.factorize(values, use_na_sentinel=False)[0]
+
+
+def _plain(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its categorical columns as plain values, for messages."""
+    return table.astype(
+        {c: object for c in table.columns if isinstance(table[c].dtype, pd.CategoricalDtype)}
+    )
+
+
+def _dedup(
+    table: pd.DataFrame, flat: np.ndarray, key: list[str], value: str, what: str
+) -> tuple[np.ndarray, np.ndarray, list[tuple[str, Reject]]]:
+    """Which rows of ``table`` to keep, which are merged duplicates, and conflict rejects.
+
+    Rows with the same key (``flat``, from :func:`_key`) are exact duplicates when
+    they agree in ``value`` and in every other column but ``line`` and ``file``;
+    otherwise all of them are rejected as a conflict. Only rows whose key repeats are
+    compared, on the codes of their values.
+    """
+    n = len(table)
+    repeated = pd.Series(flat).duplicated(keep=False).to_numpy()
     if not repeated.any():  # the common case: nothing to merge, no grouping needed
-        return table, table.loc[repeated, "file"], []
+        return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []
     values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file")]
-    sub = table[repeated]
-    distinct = sub.drop_duplicates([*key, *values]).groupby(key, sort=False, dropna=False).size()
-    bad_keys = distinct[distinct > 1].index
-    conflict = pd.Series(False, index=table.index)
-    if len(bad_keys):
-        in_bad = pd.MultiIndex.from_frame(sub[key]).isin(bad_keys)
-        conflict.loc[sub.index[in_bad]] = True
+    rows = np.flatnonzero(repeated)
+    sub = table.iloc[rows]
+    compared = pd.DataFrame({"_key": flat[rows], **{c: _value_codes(sub[c]) for c in values}})
+    distinct = compared.drop_duplicates()["_key"]
+    bad = distinct[distinct.duplicated()].unique()
+    conflict = np.zeros(n, dtype=bool)
+    conflict[rows[np.isin(flat[rows], bad)]] = True
     rejects = []
-    for _, grp in table[conflict].groupby(key, sort=False, dropna=False):
+    for _, grp in _plain(table[conflict]).groupby(key, sort=False, dropna=False):
         reason = _conflict_reason(grp, key, values, what)
         for f, ln in zip(grp["file"], grp["line"], strict=True):
             rejects.append((f, Reject(f, _line(ln), reason)))
-    rest = table[~conflict]
-    dup = rest.duplicated(key, keep="first")
-    return rest[~dup], rest.loc[dup, "file"], rejects
+    dup = np.zeros(n, dtype=bool)
+    rest = np.flatnonzero(~conflict)
+    dup[rest] = pd.Series(flat[rest]).duplicated(keep="first").to_numpy()
+    return ~conflict & ~dup, dup, rejects
 
 
 def _dedup_labels(
     lt: pd.DataFrame,
-) -> tuple[pd.DataFrame, pd.Series, list[tuple[str, Reject]], list[Reject]]:
+) -> tuple[np.ndarray, np.ndarray, list[tuple[str, Reject]], list[Reject]]:
     """Deduplicate labels: label records (counted) first, then metadata labels.
 
     A metadata label (one riding along on a judgment record) never displaces or
     rejects a label record: where both exist the label record is kept, and a
     disagreement is a note. Metadata labels that conflict among themselves are
-    dropped with a note.
+    dropped with a note. Returns the rows kept and the duplicates merged (masks over
+    ``lt``), the conflict rejects and the notes.
     """
-    counted = lt[lt["counted"]]
-    meta = lt[~lt["counted"]]
-    kept_c, dup_files, conflicts = _dedup(counted, LABEL_KEY, "label", "labels")
+    flat = _key(lt, LABEL_KEY)
+    counted = lt["counted"].to_numpy(dtype=bool)
+    c_rows, m_rows = np.flatnonzero(counted), np.flatnonzero(~counted)
+    keep = np.zeros(len(lt), dtype=bool)
+    dup = np.zeros(len(lt), dtype=bool)
+    keep_c, dup_c, conflicts = _dedup(lt.iloc[c_rows], flat[c_rows], LABEL_KEY, "label", "labels")
+    keep[c_rows], dup[c_rows] = keep_c, dup_c
     notes: list[Reject] = []
-    if not meta.empty:
-        keys = pd.MultiIndex.from_frame(meta[LABEL_KEY])
-        has_record = keys.isin(pd.MultiIndex.from_frame(counted[LABEL_KEY]))
-        shadowed = meta[has_record].merge(
-            kept_c[[*LABEL_KEY, "label"]], on=LABEL_KEY, suffixes=("", "_record")
-        )
-        differ = shadowed[shadowed["label"] != shadowed["label_record"]]
-        for item, rater, value, other, f, ln in differ[
-            [*LABEL_KEY, "label", "label_record", "file", "line"]
-        ].itertuples(index=False):
+    if len(m_rows):
+        has_record = np.isin(flat[m_rows], flat[c_rows])
+        kept_c = c_rows[keep_c]
+        shadowed = m_rows[has_record]
+        record = pd.Index(flat[kept_c]).get_indexer(flat[shadowed])
+        labels = lt["label"].to_numpy()
+        found = record >= 0
+        differ = shadowed[found][labels[shadowed[found]] != labels[kept_c[record[found]]]]
+        other = dict(zip(flat[kept_c], labels[kept_c], strict=True))
+        for row in differ:
+            r = lt.iloc[row]
             notes.append(
                 Reject(
-                    f,
-                    _line(ln),
-                    f"label {Verdict(int(value)).name} of item {item!r} (rater {rater!r})"
-                    f" disagrees with the label record ({Verdict(int(other)).name}), which"
-                    " is kept",
+                    str(r["file"]),
+                    _line(r["line"]),
+                    f"label {Verdict(int(r['label'])).name} of item {str(r['item'])!r} (rater"
+                    f" {str(r['rater'])!r}) disagrees with the label record"
+                    f" ({Verdict(int(other[flat[row]])).name}), which is kept",
                 )
             )
-        kept_m, _, meta_conf = _dedup(meta[~has_record], LABEL_KEY, "label", "labels")
+        alone = m_rows[~has_record]
+        keep_m, _, meta_conf = _dedup(lt.iloc[alone], flat[alone], LABEL_KEY, "label", "labels")
+        keep[alone] = keep_m
         notes += [r for _, r in meta_conf]
-        kept_c = pd.concat([kept_c, kept_m]).sort_index()
-    return kept_c, dup_files, conflicts, notes
+    return keep, dup, conflicts, notes
 
 
-def _unique(*columns: pd.Series | np.ndarray) -> list[str]:
+def _appearance(*columns: pd.Series) -> list[str]:
     """Distinct values of the columns together, as strings, in order of appearance."""
-    parts = [pd.Series(c, dtype=str) for c in columns if len(c)]
+    parts = []
+    for c in columns:
+        if len(c):
+            codes, uniques = _codes(pd.Series(c))
+            seen = pd.unique(codes[codes >= 0])
+            parts.append(np.asarray(uniques, dtype=object)[seen].astype(str))
     if not parts:
         return []
-    # Each column's distinct values first: few, whatever the number of rows.
-    return [str(v) for v in pd.unique(pd.concat([pd.Series(p.unique()) for p in parts]))]
+    return [str(v) for v in pd.unique(np.concatenate(parts))]
+
+
+def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
+    """Position in ``index`` of every row's value (looked up once per distinct value)."""
+    codes, uniques = _codes(values)
+    return np.append(index.get_indexer(np.asarray(uniques, dtype=object).astype(str)), -1)[codes]
 
 
 def _per_file(files: pd.Series) -> Counter[str]:
     """How many rows each file has in ``files``."""
-    return Counter({str(k): int(v) for k, v in files.value_counts(sort=False).items()})
+    counts = files.value_counts(sort=False)
+    return Counter({str(k): int(v) for k, v in counts.items() if v})
+
+
+def _renamed(values: pd.Series, names: Mapping[str, str]) -> pd.Categorical:
+    """Return a text column renamed by ``names``, once per distinct value."""
+    codes, uniques = _codes(values)
+    new, renamed = pd.factorize(pd.Index([names.get(u, u) for u in uniques], dtype=object))
+    categories = pd.Index(np.asarray(renamed, dtype=object).astype(str), dtype="str")
+    return pd.Categorical.from_codes(np.append(new, -1)[codes], categories=categories)
+
+
+def _dense(values: pd.Series, idx: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> np.ndarray:
+    """Return an extra variable as a dense array: -1, NaN or ``""`` where no judgment."""
+    if values.dtype.kind in "iub":
+        arr = np.full(shape, -1, dtype=np.int16)
+        arr[idx] = values.to_numpy()
+        return arr
+    if values.dtype.kind == "f":
+        arr = np.full(shape, np.nan)
+        arr[idx] = values.to_numpy()
+        return arr
+    codes, uniques = _codes(values)
+    text = np.append(np.asarray(uniques, dtype=object).astype(str), "")
+    at = np.full(shape, -1, dtype=np.int64)
+    at[idx] = codes
+    return text[at].astype(str)
 
 
 def _py(value: object) -> object:
@@ -340,57 +460,59 @@ def assemble(
         Per-file counts and every reject.
     """
     aliases = dict(aliases or {})
-    judgments = [p.judgments.assign(file=p.file) for p in parsed if not p.judgments.empty]
-    labels = [p.labels.assign(file=p.file) for p in parsed if not p.labels.empty]
-    jt = (
-        pd.concat(judgments, ignore_index=True)
-        if judgments
-        else pd.DataFrame(columns=[*_JUDGMENT_COLS, "file"])
-    )
-    # An integer extra variable stays integer (-1 where a file lacks it), not float.
-    int_extras = {
-        c
-        for c in jt.columns
-        if c not in _JUDGMENT_COLS
-        and all(j[c].dtype.kind in "iub" for j in judgments if c in j.columns)
-    }
-    for c in int_extras:
-        jt[c] = jt[c].fillna(-1).astype(np.int64)
-    lt = (
-        pd.concat(labels, ignore_index=True)
-        if labels
-        else pd.DataFrame(columns=[*_LABEL_COLS, "file"])
-    )
-    if aliases and not jt.empty:
-        jt["judge"] = jt["judge"].map(lambda j: aliases.get(j, j))
-    jt = jt.astype({"judge": str, "item": str, "order": str, "run": np.int64, "verdict": np.int8})
-    lt = lt.astype({"item": str, "rater": str, "label": np.int8})
+    with_judgments = [p for p in parsed if not p.judgments.empty]
+    with_labels = [p for p in parsed if not p.labels.empty]
+    if with_judgments:
+        frames = [p.judgments for p in with_judgments]
+        jt = _stack(frames, [p.file for p in with_judgments], ["judge", "item", "order"])
+        # An integer extra variable stays integer (-1 where a file lacks it), not float.
+        for c in dict.fromkeys(c for f in frames for c in f.columns):
+            if c not in _JUDGMENT_COLS and all(
+                f[c].dtype.kind in "iub" for f in frames if c in f.columns
+            ):
+                jt[c] = jt[c].fillna(-1).astype(np.int64)
+        jt = jt.astype({"run": np.int64, "verdict": np.int8})
+    else:
+        jt = pd.DataFrame({c: pd.Series([], dtype="category") for c in [*JUDGMENT_KEY, "file"]})
+        jt = jt.assign(run=np.zeros(0, dtype=np.int64), verdict=np.zeros(0, dtype=np.int8))
+        jt["line"] = np.zeros(0, dtype=np.int64)
+    if with_labels:
+        lt = _stack([p.labels for p in with_labels], [p.file for p in with_labels], LABEL_KEY)
+        lt["label"] = lt["label"].astype(np.int8)
+    else:
+        lt = pd.DataFrame({c: pd.Series([], dtype="category") for c in [*LABEL_KEY, "file"]})
+        lt = lt.assign(label=np.zeros(0, dtype=np.int8), line=np.zeros(0, dtype=np.int64))
+    if aliases:
+        jt["judge"] = _renamed(jt["judge"], aliases)
     if "counted" not in lt:
         lt["counted"] = True
     lt["counted"] = lt["counted"].fillna(True).astype(bool)
 
-    jt_kept, jt_dup_files, jt_conf = _dedup(jt, JUDGMENT_KEY, "verdict", "verdicts")
-    lt_kept, lt_dup_files, lt_conf, label_notes = _dedup_labels(lt)
+    keep_j, dup_j, jt_conf = _dedup(jt, _key(jt, JUDGMENT_KEY), JUDGMENT_KEY, "verdict", "verdicts")
+    keep_l, dup_l, lt_conf, label_notes = _dedup_labels(lt)
+    jt_kept, lt_kept = jt[keep_j], lt[keep_l]
     lt_counted = lt_kept[lt_kept["counted"]]
 
     # Items: judged or labelled ones, then any only described (kept, all missing).
-    described = [p.items["item"].to_numpy(dtype=object) for p in parsed if "item" in p.items]
-    seen = _unique(jt_kept["item"], lt_kept["item"], *described)
+    described = [p.items["item"] for p in parsed if "item" in p.items]
+    seen = _appearance(jt_kept["item"], lt_kept["item"], *described)
     known = set(seen)
     if items_order is not None:
         wanted = set(items_order)
         seen = [i for i in items_order if i in known] + [i for i in seen if i not in wanted]
-    judges = _unique(jt_kept["judge"])
-    orders = [o for o in ORDERS if o in set(jt_kept["order"].unique())] or ["AB"]
+    judges = _appearance(jt_kept["judge"])
+    present = set(_appearance(jt_kept["order"]))
+    orders = [o for o in ORDERS if o in present] or ["AB"]
     runs = _check_size(jt_kept, len(judges), len(seen), len(orders))
-    raters = _unique(lt_kept["rater"])
+    raters = _appearance(lt_kept["rater"])
     ds = empty_judgments(judges, seen, orders, runs, raters)
+    item_index = pd.Index(seen, dtype="str")
 
     if not jt_kept.empty:
         idx = (
-            pd.Index(judges).get_indexer(jt_kept["judge"]),
-            pd.Index(seen).get_indexer(jt_kept["item"]),
-            pd.Index(orders).get_indexer(jt_kept["order"]),
+            _positions(pd.Index(judges, dtype="str"), jt_kept["judge"]),
+            _positions(item_index, jt_kept["item"]),
+            _positions(pd.Index(orders, dtype="str"), jt_kept["order"]),
             jt_kept["run"].to_numpy(),
         )
         ds["verdict"].values[idx] = jt_kept["verdict"].to_numpy()
@@ -400,22 +522,11 @@ def assemble(
             if c not in [*_JUDGMENT_COLS, "file"] and not str(c).startswith("_")
         ]
         for name in extra:
-            col = jt_kept[name]
-            if col.dtype.kind in "iub":
-                arr = np.full(ds["verdict"].shape, -1, dtype=np.int16)
-            elif col.dtype.kind == "f":
-                arr = np.full(ds["verdict"].shape, np.nan)
-            else:
-                arr = np.full(ds["verdict"].shape, "", dtype=object)
-                col = col.fillna("").astype(str)
-            arr[idx] = col.to_numpy()
-            if arr.dtype == object:
-                arr = arr.astype(str)
-            ds[name] = (("judge", "item", "order", "run"), arr)
+            ds[name] = (DIMS, _dense(jt_kept[name], idx, ds["verdict"].shape))
     if not lt_kept.empty:
         ds["human"].values[
-            pd.Index(seen).get_indexer(lt_kept["item"]),
-            pd.Index(raters).get_indexer(lt_kept["rater"]),
+            _positions(item_index, lt_kept["item"]),
+            _positions(pd.Index(raters, dtype="str"), lt_kept["rater"]),
         ] = lt_kept["label"].to_numpy()
 
     meta, meta_notes = _items_table(parsed, seen)
@@ -431,7 +542,7 @@ def assemble(
         rejects_by_file.setdefault(p.file, []).extend(p.rejects)
     for f, r in jt_conf + lt_conf:
         rejects_by_file.setdefault(f, []).append(r)
-    dup_counts = _per_file(jt_dup_files) + _per_file(lt_dup_files)
+    dup_counts = _per_file(jt.loc[dup_j, "file"]) + _per_file(lt.loc[dup_l, "file"])
     conf_counts = Counter(f for f, _ in jt_conf + lt_conf)
     kept_counts = _per_file(jt_kept["file"]) + _per_file(lt_counted["file"])
     invalid_counts = _per_file(jt_kept.loc[jt_kept["verdict"] == Verdict.INVALID, "file"])
