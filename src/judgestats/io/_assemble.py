@@ -22,6 +22,7 @@ import xarray as xr
 
 from judgestats.accounting import FileAccount, ImportReport, Reject
 from judgestats.errors import LogFormatError
+from judgestats.io._codes import codes_of, duplicated, flat_key
 from judgestats.schema import DIMS, ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
 
 __all__ = ["HIDDEN_FIELDS", "JUDGMENT_KEY", "LABEL_KEY", "Parsed", "assemble", "item_id"]
@@ -126,21 +127,13 @@ def _conflict_reason(grp: pd.DataFrame, key: list[str], values: list[str], what:
     )
 
 
-def _codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """Integer codes of a column and its distinct values (-1 for a missing value)."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        return values.cat.codes.to_numpy().astype(np.int64), values.cat.categories
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    return codes.astype(np.int64), pd.Index(uniques)
-
-
 def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
     """One column of text over all files, as codes into the distinct values of all.
 
     The importers give their key columns as categoricals (or plain text, factorised
     here); only the distinct values of each are compared, never the rows.
     """
-    parts = [_codes(c) for c in columns]
+    parts = [codes_of(c) for c in columns]
     values = [np.asarray(u, dtype=object).astype(str) for _, u in parts]
     categories = pd.Index(pd.unique(np.concatenate(values)) if values else [], dtype="str")
     codes = [
@@ -173,17 +166,9 @@ def _stack(
     return out
 
 
-def _flat(codes: Sequence[np.ndarray]) -> np.ndarray:
-    """One integer per distinct combination of the code columns (equal iff all equal)."""
-    sizes = [int(c.max()) + 1 if len(c) else 1 for c in codes]
-    if float(np.prod([float(s) for s in sizes])) < 2**62:
-        return np.ravel_multi_index(tuple(codes), sizes)
-    return pd.DataFrame(dict(enumerate(codes))).groupby(list(range(len(codes)))).ngroup().to_numpy()
-
-
 def _key(table: pd.DataFrame, key: Sequence[str]) -> np.ndarray:
-    """Return the flat key of every row of ``table`` (see :func:`_flat`)."""
-    return _flat([_codes(table[k])[0] for k in key])
+    """Return the flat key of every row of ``table`` (see :func:`.flat_key`)."""
+    return flat_key([codes_of(table[k])[0] for k in key])
 
 
 def _value_codes(values: pd.Series) -> np.ndarray:
@@ -211,17 +196,18 @@ def _dedup(
     compared, on the codes of their values.
     """
     n = len(table)
-    repeated = pd.Series(flat).duplicated(keep=False).to_numpy()
+    repeated = duplicated(flat, keep=False)
     if not repeated.any():  # the common case: nothing to merge, no grouping needed
         return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []
     values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file")]
     rows = np.flatnonzero(repeated)
     sub = table.iloc[rows]
-    compared = pd.DataFrame({"_key": flat[rows], **{c: _value_codes(sub[c]) for c in values}})
-    distinct = compared.drop_duplicates()["_key"]
-    bad = distinct[distinct.duplicated()].unique()
+    keys = pd.factorize(flat[rows])[0]
+    record = flat_key([keys, *(_value_codes(sub[c]) + 1 for c in values)])
+    distinct = np.flatnonzero(~duplicated(record))  # one row per distinct record
+    bad = np.unique(keys[distinct[duplicated(keys[distinct], keep=False)]])
     conflict = np.zeros(n, dtype=bool)
-    conflict[rows[np.isin(flat[rows], bad)]] = True
+    conflict[rows[np.isin(keys, bad)]] = True
     rejects = []
     for _, grp in _plain(table[conflict]).groupby(key, sort=False, dropna=False):
         reason = _conflict_reason(grp, key, values, what)
@@ -229,7 +215,7 @@ def _dedup(
             rejects.append((f, Reject(f, _line(ln), reason)))
     dup = np.zeros(n, dtype=bool)
     rest = np.flatnonzero(~conflict)
-    dup[rest] = pd.Series(flat[rest]).duplicated(keep="first").to_numpy()
+    dup[rest] = duplicated(flat[rest])
     return ~conflict & ~dup, dup, rejects
 
 
@@ -284,7 +270,7 @@ def _appearance(*columns: pd.Series) -> list[str]:
     parts = []
     for c in columns:
         if len(c):
-            codes, uniques = _codes(pd.Series(c))
+            codes, uniques = codes_of(pd.Series(c))
             seen = pd.unique(codes[codes >= 0])
             parts.append(np.asarray(uniques, dtype=object)[seen].astype(str))
     if not parts:
@@ -294,7 +280,7 @@ def _appearance(*columns: pd.Series) -> list[str]:
 
 def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
     """Position in ``index`` of every row's value (looked up once per distinct value)."""
-    codes, uniques = _codes(values)
+    codes, uniques = codes_of(values)
     return np.append(index.get_indexer(np.asarray(uniques, dtype=object).astype(str)), -1)[codes]
 
 
@@ -306,7 +292,7 @@ def _per_file(files: pd.Series) -> Counter[str]:
 
 def _renamed(values: pd.Series, names: Mapping[str, str]) -> pd.Categorical:
     """Return a text column renamed by ``names``, once per distinct value."""
-    codes, uniques = _codes(values)
+    codes, uniques = codes_of(values)
     new, renamed = pd.factorize(pd.Index([names.get(u, u) for u in uniques], dtype=object))
     categories = pd.Index(np.asarray(renamed, dtype=object).astype(str), dtype="str")
     return pd.Categorical.from_codes(np.append(new, -1)[codes], categories=categories)
@@ -322,7 +308,7 @@ def _dense(values: pd.Series, idx: tuple[np.ndarray, ...], shape: tuple[int, ...
         arr = np.full(shape, np.nan)
         arr[idx] = values.to_numpy()
         return arr
-    codes, uniques = _codes(values)
+    codes, uniques = codes_of(values)
     text = np.append(np.asarray(uniques, dtype=object).astype(str), "")
     at = np.full(shape, -1, dtype=np.int64)
     at[idx] = codes
@@ -374,6 +360,7 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFra
     given["file"] = meta.get("file", "")
     given["line"] = meta.get("line", np.nan)
     notes: list[Reject] = []
+    repeated = bool(given["item"].duplicated().any())  # else no item can disagree
     for name, (kind, fill) in ITEM_COORDS.items():
         if name not in meta:
             continue
@@ -384,7 +371,8 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFra
             text = col.astype(object)
             keep = (col.notna() & (text.astype(str) != str(fill))).to_numpy(dtype=bool)
             given[name] = text.where(keep, None)
-        notes += _metadata_notes(given, name)
+        if repeated:
+            notes += _metadata_notes(given, name)
     first = (
         given.drop(columns=["file", "line"])
         .groupby("item", sort=False)

@@ -44,6 +44,7 @@ import pandas as pd
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
 from judgestats.io._assemble import Parsed
+from judgestats.io._codes import codes_of, duplicated, first_rows, flat_key, relabel, values_of
 from judgestats.io._records import option_names
 from judgestats.io._text import iter_jsonl, read_delimited, sniff_text
 from judgestats.io.registry import Detection, register
@@ -137,27 +138,15 @@ def _vocabulary(verdict_map: Mapping[str, str | int] | None) -> dict[str, int]:
     return vocab
 
 
-def _codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """Integer codes of a column and its distinct values (-1 for a missing value).
-
-    Loaded columns are categoricals (:func:`_text_column`): their codes are read as
-    they are; any other column is factorised.
-    """
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        return values.cat.codes.to_numpy(), values.cat.categories
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    return codes, pd.Index(uniques)
-
-
 def _by_value(values: pd.Series, convert: Callable[[Any], Any], dtype: Any) -> np.ndarray:
     """``convert`` applied to every value, computed once per distinct value.
 
     Log columns repeat a few values (judges, verdicts, orders, runs) over many rows:
     the work is done on the distinct values and taken for the rows by their codes.
     """
-    codes, uniques = _codes(values)
+    codes, uniques = codes_of(values)
     missing = np.nan if np.dtype(dtype).kind == "f" else None
-    mapped = np.array([convert(u) for u in uniques] + [missing], dtype=dtype)
+    mapped = np.array([convert(u) for u in values_of(uniques)] + [missing], dtype=dtype)
     return mapped[codes]
 
 
@@ -166,28 +155,17 @@ def _is(values: pd.Series, text: str) -> np.ndarray:
     return _by_value(values, lambda v: v == text, bool)
 
 
-def _relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = None) -> pd.Series:
-    """Return a categorical whose row ``i`` is ``labels[codes[i]]`` (-1: missing).
-
-    Equal labels become one category, so that the codes stay one per distinct value.
-    """
-    new, uniques = pd.factorize(pd.Index(list(labels), dtype=object), use_na_sentinel=True)
-    taken = np.append(new, -1)[codes]
-    categories = pd.Index(np.asarray(uniques, dtype=object).astype(str), dtype="str")
-    return pd.Series(pd.Categorical.from_codes(taken, categories=categories), index=index)
-
-
 def _mapped(values: pd.Series, convert: Callable[[str], str | None]) -> pd.Series:
     """Return the column with ``convert`` applied per distinct value (``None``: missing)."""
-    codes, uniques = _codes(values)
-    return _relabel(codes, [convert(u) for u in uniques], values.index)
+    codes, uniques = codes_of(values)
+    return relabel(codes, [convert(u) for u in values_of(uniques)], values.index)
 
 
 def _text_column(values: pd.Series) -> pd.Series:
     """Return a loaded column as a categorical of stripped strings (``""``: missing)."""
-    codes, uniques = _codes(values)
-    labels = [*(str(u).strip() for u in uniques), ""]
-    return _relabel(np.where(codes < 0, len(uniques), codes), labels, values.index)
+    codes, uniques = codes_of(values)
+    labels = [*pd.Index(values_of(uniques), dtype="str").str.strip(), ""]
+    return relabel(np.where(codes < 0, len(uniques), codes), labels, values.index)
 
 
 def _constant(text: str, n: int) -> pd.Series:
@@ -203,13 +181,13 @@ def _lookup(values: pd.Series, table: Mapping[str, Any], dtype: Any = float) -> 
 
 def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
     """``item_id(benchmark, key)`` of every row, as a categorical built per pair."""
-    bcodes, bnames = _codes(bench)
-    kcodes, knames = _codes(key)
+    bcodes, bnames = codes_of(bench)
+    kcodes, knames = codes_of(key)
     width = max(len(knames), 1)
     codes, pairs = pd.factorize(bcodes.astype(np.int64) * width + kcodes)
     b, k = np.divmod(np.asarray(pairs), width)
     names = [f"{bn}/{kn}" for bn, kn in zip(bnames[b], knames[k], strict=True)]
-    return _relabel(codes, names, bench.index)
+    return relabel(codes, names, bench.index)
 
 
 def _run_index(text: str) -> float:
@@ -261,12 +239,14 @@ def _dictionary(column: Any) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(column.combine_chunks())
+    column = column.combine_chunks()
     try:
+        encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)
         text = pc.cast(encoded.dictionary, pa.string())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         # Nested or binary values: their text, as pandas writes it.
-        text = pa.array(encoded.dictionary.to_pandas().astype(str), type=pa.string())
+        encoded = pc.dictionary_encode(pa.array(column.to_pandas().astype(str), type=pa.string()))
+        text = encoded.dictionary
     return pa.DictionaryArray.from_arrays(encoded.indices, text)
 
 
@@ -275,7 +255,12 @@ def _load_parquet(path: Path) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        schema = pq.read_schema(path)
+        # Text columns arrive dictionary-encoded (as Parquet usually stores them).
+        text = [
+            f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+        ]
+        table = pq.read_table(path, read_dictionary=text)
     except Exception as exc:
         raise LogFormatError(f"{path}: not a readable Parquet file ({exc})") from None
     # Encoded once per distinct value: the text of a cell is built from its value once.
@@ -470,7 +455,7 @@ def _raw_text(raw: pd.Series, vocab: Mapping[str, int], find: bool) -> bool:
     """
     if not find:
         return False
-    _, uniques = _codes(raw)
+    _, uniques = codes_of(raw)
     words = [u for u in uniques if u]
     if not words or any(u.lower() in vocab for u in words):
         return False
@@ -502,11 +487,11 @@ def _verdict_codes(
             ),
         )
         return code, None, None
-    codes, uniques = _codes(raw)
+    codes, uniques = codes_of(raw)
     found = extractor.extract_all(list(uniques))
     slots = {int(Verdict.A): _FIRST, int(Verdict.B): _SECOND}
     per_text = np.array([slots.get(int(v), int(v)) for v in found["verdict"]], dtype=float)
-    matched = _relabel(codes, found["match"].tolist(), raw.index)
+    matched = relabel(codes, found["match"].tolist(), raw.index)
     # The raw text is the judgment: two records that differ in it are not duplicates.
     digest = pd.util.hash_array(np.asarray(uniques, dtype=object)).view(np.int64)[codes]
     return per_text[codes], matched, digest
@@ -516,10 +501,9 @@ def _choose_extractor(
     path: Path, raw: pd.Series, line: np.ndarray, multiple: str
 ) -> tuple[VerdictExtractor, Reject]:
     """Return the extractor of the pattern that fits the texts best, and a note saying so."""
-    codes, uniques = _codes(raw)
+    codes, uniques = codes_of(raw)
     choice = choose_pattern(list(uniques), multiple=multiple)
-    first = np.full(len(uniques), -1, dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes))[::-1]  # each text's first row
+    first = first_rows(codes, len(uniques))
     return VerdictExtractor(choice.pattern, multiple=multiple), Reject(
         str(path), None, choice.describe(lambda i: f"line {int(line[first[i]])}")
     )
@@ -713,7 +697,8 @@ def parse_table(
     item_meta = item_meta.sort_values("label_kind", key=lambda s: s == "unlabelled", kind="stable")
     # A row that repeats an earlier row's metadata says nothing new: the first value
     # of each item and every differing value (with its first line) are kept.
-    item_meta = item_meta[~item_meta.drop(columns="line").duplicated()]
+    described = flat_key([codes_of(item_meta[c])[0] + 1 for c in item_meta if c != "line"])
+    item_meta = item_meta[~duplicated(described)]
     rejects += [Reject(str(path), int(line[i]), why) for i, why in sorted(fail.reasons.items())]
     # Read = judgments + label-only records + rejects (a row with a judge counts once,
     # the label it carries is item metadata).
