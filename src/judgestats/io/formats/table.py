@@ -164,7 +164,15 @@ def _mapped(values: pd.Series, convert: Callable[[str], str | None]) -> pd.Serie
 def _text_column(values: pd.Series) -> pd.Series:
     """Return a loaded column as a categorical of stripped strings (``""``: missing)."""
     codes, uniques = codes_of(values)
-    labels = [*pd.Index(values_of(uniques), dtype="str").str.strip(), ""]
+    text = pd.Index(values_of(uniques), dtype="str")
+    stripped = text.str.strip()
+    if (
+        isinstance(values.dtype, pd.CategoricalDtype)
+        and (stripped == text).all()
+        and (not len(codes) or codes.min() >= 0)
+    ):
+        return values  # already text, nothing to strip, nothing missing
+    labels = [*stripped, ""]
     return relabel(np.where(codes < 0, len(uniques), codes), labels, values.index)
 
 
