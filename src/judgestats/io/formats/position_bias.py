@@ -50,16 +50,18 @@ import re
 from pathlib import Path
 
 from judgestats.errors import LogFormatError
-from judgestats.io._assemble import Parsed, item_id
-from judgestats.io._records import (
+from judgestats.io.kit import (
     Collector,
+    Detection,
+    Parsed,
     RecordError,
+    SourceImporter,
     canonical_pair,
-    register_source,
+    item_id,
+    iter_csv,
+    sniff_text,
     swap_ab,
 )
-from judgestats.io._text import iter_csv, sniff_text
-from judgestats.io.registry import Detection
 from judgestats.io.verdicts import extractor_for
 
 __all__ = ["IMPORTER", "from_position_bias"]
@@ -222,7 +224,7 @@ def _detect(path: Path) -> Detection:
     return Detection(False, f"suffix {path.suffix!r} is not .tsv")
 
 
-IMPORTER = register_source(
+IMPORTER = SourceImporter(
     _FORMAT,
     "position-bias study records: TSV with cmp_index and the judge's raw text",
     from_position_bias,

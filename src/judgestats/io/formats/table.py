@@ -43,16 +43,26 @@ import pandas as pd
 
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
-from judgestats.io._assemble import Parsed
-from judgestats.io._codes import codes_of, duplicated, first_rows, flat_key, relabel, values_of
-from judgestats.io._records import option_names
-from judgestats.io._text import iter_jsonl, read_delimited, sniff_text
-from judgestats.io.registry import Detection, register
+from judgestats.io.kit import (
+    Detection,
+    Parsed,
+    codes_of,
+    duplicated,
+    first_rows,
+    flat_key,
+    iter_jsonl,
+    option_names,
+    read_delimited,
+    relabel,
+    sniff_text,
+    values_of,
+)
 from judgestats.io.verdicts import PATTERNS, VerdictExtractor, choose_pattern
 from judgestats.schema import LABEL_KINDS, Verdict
 
 __all__ = [
     "DEFAULT_VERDICTS",
+    "IMPORTER",
     "MAX_RUN",
     "TABLE_FIELDS",
     "TableImporter",
@@ -296,8 +306,8 @@ def _load(path: Path, kind: str) -> tuple[pd.DataFrame, list[Reject]]:
 def table_header(path: Path) -> set[str] | None:
     """Column names of a table file, read cheaply for detection; ``None`` if not a table.
 
-    For JSON Lines the names are guessed from the first line's words (enough to test
-    for a few fields). An unreadable Parquet file has no columns.
+    For JSON Lines the names are guessed from the words of the first lines (enough to
+    test for a few fields). An unreadable Parquet file has no columns.
     """
     kind = _SUFFIXES.get(path.suffix.lower())
     if kind is None:
@@ -312,7 +322,9 @@ def table_header(path: Path) -> set[str] | None:
     lines = [ln for ln in sniff_text(path).split("\n") if ln.strip() and not ln.startswith("#")]
     first = lines[0] if lines else ""
     if kind == "jsonl":
-        return set(first.replace('"', " ").replace(",", " ").replace(":", " ").split())
+        # A few lines' words: one broken first record must not hide the layout.
+        head = " ".join(lines[:5])
+        return set(head.replace('"', " ").replace(",", " ").replace(":", " ").split())
     return {h.strip().strip('"') for h in first.split("," if kind == "csv" else "\t")}
 
 
@@ -737,4 +749,5 @@ class TableImporter:
         return from_table(path, **options)
 
 
-register(TableImporter())
+#: The importer of generic long tables.
+IMPORTER = TableImporter()
