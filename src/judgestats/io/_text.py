@@ -196,12 +196,34 @@ def _decode_whole(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise LogFormatError(
-            f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}); re-save as UTF-8"
+            f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}); the file is"
+            " rejected whole, as one JSON document cannot be split into records around"
+            " it; re-save as UTF-8"
         ) from None
+
+
+def _bad_text(path: Path, text: str, start: int, end: int) -> Reject | None:
+    """Return a reject for the first undecodable byte in ``text[start:end]``, if any."""
+    m = _BAD_BYTE.search(text, start, end)
+    if m is None:
+        return None
+    line = text.count("\n", 0, start) + 1
+    at = text.count("\n", 0, m.start()) + 1
+    column = m.start() - text.rfind("\n", 0, m.start())
+    byte = ord(m.group()) - 0xDC00
+    return Reject(
+        str(path),
+        line,
+        f"not valid UTF-8 (byte {byte:#04x} at line {at} column {column}); this record is"
+        " rejected, the others are read; re-save the file as UTF-8",
+    )
 
 
 def load_json(path: Path) -> Any:
     """Load a whole JSON document, with an error that names the file and position.
+
+    A document that is not one array of records cannot be split into records: a byte
+    that is not UTF-8 anywhere in it rejects the whole file, and the error says so.
 
     Raises
     ------
@@ -229,14 +251,16 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
 
     The array is decoded element by element, so the line given is where the record
     starts in the file, and a broken or truncated element loses only itself and what
-    follows it (one reject), not the records before it.
+    follows it (one reject), not the records before it. A byte that is not UTF-8
+    inside a record rejects that record only (its text would not be the file's);
+    between records, it breaks the JSON there, as a truncation does.
 
     Raises
     ------
     LogFormatError
-        If the file is empty, not UTF-8, or not a JSON array.
+        If the file is empty or not a JSON array.
     """
-    text = _decode_whole(path)
+    text = read_bytes(path).decode("utf-8", errors="surrogateescape")
     numbers = _Numbers()
     i = _WS.match(text, 0).end()
     if text[i : i + 1] != "[":
@@ -262,18 +286,22 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
             obj, end = numbers.decoder.raw_decode(text, i)
         except json.JSONDecodeError as exc:
             at = text.count("\n", 0, exc.pos) + 1
-            yield (
-                line,
-                Reject(
-                    str(path),
-                    line,
-                    f"invalid JSON ({exc.msg} at line {at} column {exc.colno}); this record and"
-                    " the rest of the file could not be read (truncated file?)",
-                ),
+            bad = _BAD_BYTE.match(text, exc.pos)
+            why = (
+                f"a byte that is not UTF-8 ({ord(bad.group()) - 0xDC00:#04x}) breaks the JSON at"
+                f" line {at} column {exc.colno}; this record and the rest of the file could"
+                " not be read; re-save the file as UTF-8"
+                if bad
+                else f"invalid JSON ({exc.msg} at line {at} column {exc.colno}); this record"
+                " and the rest of the file could not be read (truncated file?)"
             )
+            yield line, Reject(str(path), line, why)
             return
         problem = numbers.problem()
-        if problem is not None:
+        bad = _bad_text(path, text, i, end)
+        if bad is not None:
+            yield line, bad
+        elif problem is not None:
             yield line, Reject(str(path), line, problem)
         elif isinstance(obj, dict):
             yield line, obj
@@ -287,15 +315,16 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
             i += 1
         elif text[i : i + 1] != "]":
             at = text.count("\n", 0, i) + 1
-            yield (
-                at,
-                Reject(
-                    str(path),
-                    at,
-                    "invalid JSON (expected ',' or ']' after a record); the rest of the file could"
-                    " not be read (truncated file?)",
-                ),
+            bad = _BAD_BYTE.match(text, i)
+            why = (
+                f"a byte that is not UTF-8 ({ord(bad.group()) - 0xDC00:#04x}) stands where ','"
+                " or ']' belongs after a record; the rest of the file could not be read;"
+                " re-save the file as UTF-8"
+                if bad
+                else "invalid JSON (expected ',' or ']' after a record); the rest of the file"
+                " could not be read (truncated file?)"
             )
+            yield at, Reject(str(path), at, why)
             return
 
 

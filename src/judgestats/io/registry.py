@@ -26,7 +26,7 @@ from judgestats.accounting import ImportReport, Reject
 from judgestats.errors import LogFormatError, NoImporterError
 from judgestats.io._assemble import Parsed, assemble
 from judgestats.io.label_kinds import infer_label_kinds
-from judgestats.io.replicates import explain_conflicts, replicate_runs
+from judgestats.io.replicates import compile_run_pattern, explain_conflicts, replicate_runs
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -353,6 +353,7 @@ def read_logs(
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
+    compile_run_pattern(run_pattern)  # a bad pattern fails before any file is read
     regs = _registry(importers)
     if format is not None and format not in regs:
         raise ValueError(f"unknown format {format!r}; known: {', '.join(sorted(regs))}")
