@@ -22,7 +22,7 @@ import xarray as xr
 
 from judgestats.accounting import FileAccount, ImportReport, Reject
 from judgestats.errors import LogFormatError
-from judgestats.io._codes import codes_of, duplicated, flat_key
+from judgestats.io._codes import codes_of, duplicated, factorize, flat_key
 from judgestats.schema import DIMS, ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
 
 __all__ = ["HIDDEN_FIELDS", "JUDGMENT_KEY", "LABEL_KEY", "Parsed", "assemble", "item_id"]
@@ -202,7 +202,7 @@ def _dedup(
     values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file")]
     rows = np.flatnonzero(repeated)
     sub = table.iloc[rows]
-    keys = pd.factorize(flat[rows])[0]
+    keys = factorize(flat[rows])[0]
     record = flat_key([keys, *(_value_codes(sub[c]) + 1 for c in values)])
     distinct = np.flatnonzero(~duplicated(record))  # one row per distinct record
     bad = np.unique(keys[distinct[duplicated(keys[distinct], keep=False)]])
@@ -271,7 +271,7 @@ def _appearance(*columns: pd.Series) -> list[str]:
     for c in columns:
         if len(c):
             codes, uniques = codes_of(pd.Series(c))
-            seen = pd.unique(codes[codes >= 0])
+            seen = factorize(codes[codes >= 0])[1]
             parts.append(np.asarray(uniques, dtype=object)[seen].astype(str))
     if not parts:
         return []

@@ -14,7 +14,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["codes_of", "duplicated", "first_rows", "flat_key", "relabel", "values_of"]
+__all__ = [
+    "codes_of",
+    "duplicated",
+    "factorize",
+    "first_rows",
+    "flat_key",
+    "relabel",
+    "values_of",
+]
 
 
 def codes_of(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
@@ -90,3 +98,23 @@ def duplicated(key: np.ndarray, keep: str = "first") -> np.ndarray:
     rows = np.arange(n, dtype=np.int64)
     np.minimum.at(first, key, rows)
     return first[key] != rows
+
+
+def factorize(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return codes and distinct values of non-negative integer keys, in order of appearance.
+
+    As :func:`pandas.factorize`, without hashing when the keys are dense (at most a few
+    times as many possible values as rows): the first row of each key is found by
+    indexing, and only the distinct keys are sorted.
+    """
+    n = len(key)
+    if n == 0 or int(key.max()) > 8 * n + 1024:
+        codes, uniques = pd.factorize(key)
+        return codes.astype(np.int64), np.asarray(uniques)
+    first = np.full(int(key.max()) + 1, n, dtype=np.int64)
+    np.minimum.at(first, key, np.arange(n, dtype=np.int64))
+    present = np.flatnonzero(first < n)
+    uniques = present[np.argsort(first[present], kind="stable")]
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[uniques] = np.arange(len(uniques))
+    return rank[key], uniques

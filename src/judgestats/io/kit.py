@@ -46,7 +46,15 @@ A format of JSON Lines ``{"judge": ..., "item": ..., "winner": "A" | "B" | "tie"
 
 from judgestats.accounting import Reject
 from judgestats.io._assemble import Parsed, item_id
-from judgestats.io._codes import codes_of, duplicated, first_rows, flat_key, relabel, values_of
+from judgestats.io._codes import (
+    codes_of,
+    duplicated,
+    factorize,
+    first_rows,
+    flat_key,
+    relabel,
+    values_of,
+)
 from judgestats.io._records import (
     JSON_SUFFIXES,
     Collector,
@@ -103,6 +111,7 @@ __all__ = [
     "detect_record",
     "duplicated",
     "extractor_for",
+    "factorize",
     "first_record",
     "first_rows",
     "flat_key",

@@ -48,6 +48,7 @@ from judgestats.io.kit import (
     Parsed,
     codes_of,
     duplicated,
+    factorize,
     first_rows,
     flat_key,
     iter_jsonl,
@@ -202,9 +203,11 @@ def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
     bcodes, bnames = codes_of(bench)
     kcodes, knames = codes_of(key)
     width = max(len(knames), 1)
-    codes, pairs = pd.factorize(bcodes.astype(np.int64) * width + kcodes)
-    b, k = np.divmod(np.asarray(pairs), width)
-    names = [f"{bn}/{kn}" for bn, kn in zip(bnames[b], knames[k], strict=True)]
+    codes, pairs = factorize(bcodes * width + kcodes)
+    b, k = np.divmod(pairs, width)
+    names = [
+        f"{bn}/{kn}" for bn, kn in zip(values_of(bnames)[b], values_of(knames)[k], strict=True)
+    ]
     return relabel(codes, names, bench.index)
 
 
@@ -717,7 +720,14 @@ def parse_table(
     item_meta = item_meta.sort_values("label_kind", key=lambda s: s == "unlabelled", kind="stable")
     # A row that repeats an earlier row's metadata says nothing new: the first value
     # of each item and every differing value (with its first line) are kept.
-    described = flat_key([codes_of(item_meta[c])[0] + 1 for c in item_meta if c != "line"])
+    # Compared on codes: of the text columns, and of the lengths' raw text (equal text,
+    # equal length; "3" and "3.0" stay two rows, which drops nothing).
+    rows = item_meta.index.to_numpy()
+    text = ["item", "benchmark", "category", "label_kind", "model_a", "model_b"]
+    described = flat_key(
+        [codes_of(item_meta[c])[0] + 1 for c in text]
+        + [codes_of(col(f))[0][rows] + 1 for f in ("length_a", "length_b")]
+    )
     item_meta = item_meta[~duplicated(described)]
     rejects += [Reject(str(path), int(line[i]), why) for i, why in sorted(fail.reasons.items())]
     # Read = judgments + label-only records + rejects (a row with a judge counts once,
