@@ -140,7 +140,7 @@ def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
         np.append(categories.get_indexer(v), -1)[c] for (c, _), v in zip(parts, values, strict=True)
     ]
     merged = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
-    return pd.Categorical.from_codes(merged, categories=categories)
+    return pd.Categorical.from_codes(merged, categories=categories, validate=False)
 
 
 def _stack(
@@ -295,7 +295,9 @@ def _renamed(values: pd.Series, names: Mapping[str, str]) -> pd.Categorical:
     codes, uniques = codes_of(values)
     new, renamed = pd.factorize(pd.Index([names.get(u, u) for u in uniques], dtype=object))
     categories = pd.Index(np.asarray(renamed, dtype=object).astype(str), dtype="str")
-    return pd.Categorical.from_codes(np.append(new, -1)[codes], categories=categories)
+    return pd.Categorical.from_codes(
+        np.append(new, -1)[codes], categories=categories, validate=False
+    )
 
 
 def _dense(values: pd.Series, idx: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> np.ndarray:

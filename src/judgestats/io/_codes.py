@@ -51,7 +51,9 @@ def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = N
     new, uniques = pd.factorize(pd.Index(list(labels), dtype=object), use_na_sentinel=True)
     taken = np.append(new, -1)[codes]
     categories = pd.Index(np.asarray(uniques, dtype=object).astype(str), dtype="str")
-    return pd.Series(pd.Categorical.from_codes(taken, categories=categories), index=index)
+    return pd.Series(
+        pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index
+    )
 
 
 def flat_key(codes: Sequence[np.ndarray]) -> np.ndarray:

@@ -702,33 +702,36 @@ def parse_table(
             )
         )
     labels = pd.concat(label_frames, ignore_index=True) if label_frames else Parsed("", "").labels
-    item_meta = pd.DataFrame(
-        {
-            "item": items,
-            "benchmark": bench,
-            "category": col("category"),
-            # An unlabelled kind is inferred by read_logs (judgestats.io.label_kinds).
-            "label_kind": _mapped(kinds, lambda k: k or "unlabelled"),
-            "length_a": lengths["length_a"],
-            "length_b": lengths["length_b"],
-            "model_a": col("model_a"),
-            "model_b": col("model_b"),
-            "line": line,
-        }
-    )[ok]
-    # An item's label kind is its labelled rows' kind: label-less rows must not win.
-    item_meta = item_meta.sort_values("label_kind", key=lambda s: s == "unlabelled", kind="stable")
+    meta = {
+        "item": items,
+        "benchmark": bench,
+        "category": col("category"),
+        # An unlabelled kind is inferred by read_logs (judgestats.io.label_kinds).
+        "label_kind": _mapped(kinds, lambda k: k or "unlabelled"),
+        "model_a": col("model_a"),
+        "model_b": col("model_b"),
+    }
     # A row that repeats an earlier row's metadata says nothing new: the first value
-    # of each item and every differing value (with its first line) are kept.
-    # Compared on codes: of the text columns, and of the lengths' raw text (equal text,
-    # equal length; "3" and "3.0" stay two rows, which drops nothing).
-    rows = item_meta.index.to_numpy()
-    text = ["item", "benchmark", "category", "label_kind", "model_a", "model_b"]
+    # of each item and every differing value (with its first line) are kept. Compared
+    # on codes: of the text columns, and of the lengths' raw text (equal text, equal
+    # length; "3" and "3.0" stay two rows, which drops nothing).
+    rows = np.flatnonzero(ok)
     described = flat_key(
-        [codes_of(item_meta[c])[0] + 1 for c in text]
+        [codes_of(c)[0][rows] + 1 for c in meta.values()]
         + [codes_of(col(f))[0][rows] + 1 for f in ("length_a", "length_b")]
     )
-    item_meta = item_meta[~duplicated(described)]
+    rows = rows[~duplicated(described)]
+    item_meta = pd.DataFrame(
+        {
+            **{name: c.iloc[rows].array for name, c in meta.items()},
+            "length_a": lengths["length_a"][rows],
+            "length_b": lengths["length_b"][rows],
+            "line": line[rows],
+        }
+    )
+    # An item's label kind is its labelled rows' kind: label-less rows must not win
+    # (rows of one metadata share one kind, so sorting after the merge is the same).
+    item_meta = item_meta.sort_values("label_kind", key=lambda s: s == "unlabelled", kind="stable")
     rejects += [Reject(str(path), int(line[i]), why) for i, why in sorted(fail.reasons.items())]
     # Read = judgments + label-only records + rejects (a row with a judge counts once,
     # the label it carries is item metadata).
