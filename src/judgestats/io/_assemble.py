@@ -133,6 +133,12 @@ def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
     The importers give their key columns as categoricals (or plain text, factorised
     here); only the distinct values of each are compared, never the rows.
     """
+    if (
+        len(columns) == 1
+        and isinstance(columns[0].dtype, pd.CategoricalDtype)
+        and columns[0].cat.categories.dtype == "str"
+    ):
+        return columns[0].array  # one file's text categorical: its codes are the codes
     parts = [codes_of(c) for c in columns]
     values = [np.asarray(u, dtype=object).astype(str) for _, u in parts]
     categories = pd.Index(pd.unique(np.concatenate(values)) if values else [], dtype="str")
