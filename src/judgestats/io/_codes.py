@@ -9,7 +9,7 @@ deduplication compare integers. No Python object is made per row.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -80,7 +80,7 @@ def first_rows(codes: np.ndarray, n: int) -> np.ndarray:
     return first
 
 
-def duplicated(key: np.ndarray, keep: str = "first") -> np.ndarray:
+def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.ndarray:
     """Return which rows repeat an earlier row's key (``keep="first"``), or any other's.
 
     Parameters

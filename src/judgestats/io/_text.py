@@ -298,9 +298,9 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
             yield line, Reject(str(path), line, why)
             return
         problem = numbers.problem()
-        bad = _bad_text(path, text, i, end)
-        if bad is not None:
-            yield line, bad
+        undecodable = _bad_text(path, text, i, end)
+        if undecodable is not None:
+            yield line, undecodable
         elif problem is not None:
             yield line, Reject(str(path), line, problem)
         elif isinstance(obj, dict):

@@ -189,7 +189,8 @@ def _text_column(values: pd.Series) -> pd.Series:
 
 def _constant(text: str, n: int) -> pd.Series:
     """Return a categorical column of ``n`` rows holding ``text``."""
-    return pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[text]))
+    categories = pd.Index([text], dtype="str")
+    return pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=categories))
 
 
 def _lookup(values: pd.Series, table: Mapping[str, Any], dtype: Any = float) -> np.ndarray:
