@@ -22,7 +22,7 @@ import xarray as xr
 
 from judgestats.accounting import FileAccount, ImportReport, Reject
 from judgestats.errors import LogFormatError
-from judgestats.io._codes import codes_of, duplicated, factorize, flat_key
+from judgestats.io._codes import codes_of, duplicated, factorize, flat_key, values_of
 from judgestats.schema import DIMS, ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
 
 __all__ = ["HIDDEN_FIELDS", "JUDGMENT_KEY", "LABEL_KEY", "Parsed", "assemble", "item_id"]
@@ -140,7 +140,7 @@ def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
     ):
         return columns[0].array  # one file's text categorical: its codes are the codes
     parts = [codes_of(c) for c in columns]
-    values = [np.asarray(u, dtype=object).astype(str) for _, u in parts]
+    values = [values_of(u) for _, u in parts]
     categories = pd.Index(pd.unique(np.concatenate(values)) if values else [], dtype="str")
     codes = [
         np.append(categories.get_indexer(v), -1)[c] for (c, _), v in zip(parts, values, strict=True)
@@ -278,7 +278,7 @@ def _appearance(*columns: pd.Series) -> list[str]:
         if len(c):
             codes, uniques = codes_of(pd.Series(c))
             seen = factorize(codes[codes >= 0])[1]
-            parts.append(np.asarray(uniques, dtype=object)[seen].astype(str))
+            parts.append(values_of(uniques)[seen])
     if not parts:
         return []
     return [str(v) for v in pd.unique(np.concatenate(parts))]
@@ -287,7 +287,7 @@ def _appearance(*columns: pd.Series) -> list[str]:
 def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
     """Position in ``index`` of every row's value (looked up once per distinct value)."""
     codes, uniques = codes_of(values)
-    return np.append(index.get_indexer(np.asarray(uniques, dtype=object).astype(str)), -1)[codes]
+    return np.append(index.get_indexer(values_of(uniques)), -1)[codes]
 
 
 def _per_file(files: pd.Series) -> Counter[str]:
@@ -300,10 +300,22 @@ def _renamed(values: pd.Series, names: Mapping[str, str]) -> pd.Categorical:
     """Return a text column renamed by ``names``, once per distinct value."""
     codes, uniques = codes_of(values)
     new, renamed = pd.factorize(pd.Index([names.get(u, u) for u in uniques], dtype=object))
-    categories = pd.Index(np.asarray(renamed, dtype=object).astype(str), dtype="str")
+    categories = pd.Index(values_of(pd.Index(renamed)), dtype="str")
     return pd.Categorical.from_codes(
         np.append(new, -1)[codes], categories=categories, validate=False
     )
+
+
+def _text_array(values: np.ndarray) -> np.ndarray:
+    """Return text values as numpy text, or as Python strings where that would alter them.
+
+    Fixed-width numpy text drops trailing NUL characters (a benchmark named by one NUL
+    character would become empty); such values stay Python strings, exactly as read.
+    """
+    fixed = values.astype(str)
+    if len(values) and not (fixed.astype(object) == values.astype(object)).all():
+        return values_of(pd.Index(values.astype(object)))
+    return fixed
 
 
 def _dense(values: pd.Series, idx: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> np.ndarray:
@@ -317,7 +329,7 @@ def _dense(values: pd.Series, idx: tuple[np.ndarray, ...], shape: tuple[int, ...
         arr[idx] = values.to_numpy()
         return arr
     codes, uniques = codes_of(values)
-    text = np.append(np.asarray(uniques, dtype=object).astype(str), "")
+    text = np.append(values_of(uniques), "")
     at = np.full(shape, -1, dtype=np.int64)
     at[idx] = codes
     return text[at].astype(str)
@@ -529,7 +541,7 @@ def assemble(
     coords = {}
     for name in ITEM_COORDS:
         values = meta[name].to_numpy()
-        values = values.astype(float) if values.dtype.kind == "f" else values.astype(str)
+        values = values.astype(float) if values.dtype.kind == "f" else _text_array(values)
         coords[name] = ("item", values)
     ds = ds.assign_coords(coords)
 

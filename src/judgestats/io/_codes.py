@@ -39,7 +39,13 @@ def codes_of(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
 
 def values_of(uniques: pd.Index) -> np.ndarray:
     """Return the distinct values of a column (:func:`codes_of`) as Python strings."""
-    return np.asarray(uniques, dtype=object).astype(str).astype(object)
+    values = np.asarray(uniques, dtype=object)
+    if all(isinstance(v, str) for v in values):
+        return values
+    # Never through numpy's fixed-width text, which drops trailing NUL characters.
+    out = np.empty(len(values), dtype=object)
+    out[:] = [str(v) for v in values]
+    return out
 
 
 def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = None) -> pd.Series:
@@ -50,7 +56,7 @@ def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = N
     """
     new, uniques = pd.factorize(pd.Index(list(labels), dtype=object), use_na_sentinel=True)
     taken = np.append(new, -1)[codes]
-    categories = pd.Index(np.asarray(uniques, dtype=object).astype(str), dtype="str")
+    categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
     return pd.Series(
         pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index
     )
