@@ -200,3 +200,28 @@ def test_interrupt_exits_130_with_one_line(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.strip().splitlines() == ["judgestats: interrupted; no output was written"]
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("pattern", "words"),
+    [("seed(\\d+", ["run_pattern", "not a regular expression"]), ("(a)(b)", ["2 groups"])],
+)
+def test_a_bad_run_pattern_exits_2_before_reading(tmp_path, pattern, words):
+    log = _log(tmp_path)
+    res = call("import", str(log), "--run-pattern", pattern, "-o", str(tmp_path / "x.nc"))
+    _one_line_error(res, *words)
+    assert not (tmp_path / "x.nc").exists() and "read " not in res.stdout
+
+
+POSITION_TSV = "cmp_index\tanswer1\tanswer2\tjudge-y\n1;m-a;m-b\tshort\tlonger one\t[[A]]\n"
+
+
+def test_benchmark_option_names_the_benchmark_of_logs_that_lack_one(tmp_path):
+    log = _log(tmp_path, "record_judge-y_1.tsv", POSITION_TSV)
+    out = tmp_path / "x.nc"
+    res = call("import", str(log), "-o", str(out))
+    assert res.returncode == 2 and "--benchmark NAME" in res.stdout + res.stderr
+    res = call("import", str(log), "--benchmark", "MyBench", "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    info = call("info", str(out))
+    assert "MyBench: 1 items" in info.stdout, info.stdout

@@ -21,6 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import judgestats as js
+from judgestats.errors import LogFormatError
+from judgestats.io.kit import load_json
 from judgestats.schema import validate
 
 FIXTURES = Path(__file__).resolve().parent / "data"
@@ -224,3 +226,44 @@ def test_corrupted_logs_never_raise_and_add_up(case, data, tmp_path_factory):
         assert all(f.balanced for f in report.files)
         # A file is never passed over in silence: it has records, or a reason why not.
         assert report.read >= 1 or report.notes
+
+
+def _annotations(n: int) -> bytes:
+    records = [
+        {"instruction": f"q{i}", "output_1": "a", "output_2": f"b{i}", "annotator": "ann"}
+        | {"preference": 1}
+        for i in range(n)
+    ]
+    return json.dumps(records, indent=1).encode()
+
+
+def test_a_bad_byte_inside_a_json_array_record_rejects_that_record_only(tmp_path):
+    data = _annotations(3)
+    at = data.index(b'"b1"') + 1
+    path = tmp_path / "annotations.json"
+    path.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
+    ds, report = js.read_logs(path)
+    assert (report.read, report.imported, report.rejected) == (3, 2, 1)
+    reject = report.rejects[0]
+    start = data[:at].rfind(b"{")
+    assert reject.line == data[:start].count(b"\n") + 1  # where the record starts
+    assert "byte 0xff" in reject.reason and "this record is rejected" in reject.reason
+    assert ds.sizes["item"] == 2
+
+
+def test_a_bad_byte_between_json_array_records_says_what_was_lost(tmp_path):
+    data = _annotations(3)
+    at = data.index(b"},") + 1  # the comma after the first record
+    path = tmp_path / "annotations.json"
+    path.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
+    _, report = js.read_logs(path)
+    assert (report.read, report.imported, report.rejected) == (2, 1, 1)
+    assert "not UTF-8 (0xff)" in report.rejects[0].reason
+    assert "the rest of the file could not be read" in report.rejects[0].reason
+
+
+def test_a_whole_json_document_with_a_bad_byte_is_rejected_whole_and_says_so(tmp_path):
+    path = tmp_path / "doc.json"
+    path.write_bytes(b'{"a": "x\xff"}\n')
+    with pytest.raises(LogFormatError, match="rejected whole"):
+        load_json(path)

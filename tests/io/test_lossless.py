@@ -8,6 +8,7 @@ field) and checks both the counts and the values imported.
 from __future__ import annotations
 
 import codecs
+import json
 
 import numpy as np
 import pandas as pd
@@ -189,3 +190,20 @@ def test_run_must_be_a_plain_integer_in_range(tmp_path, run):
     assert counts(report) == (2, 1, 0, 1)
     assert "is not a non-negative integer" in report.rejects[0].reason
     assert ds.sizes["run"] == 2
+
+
+def test_text_with_a_nul_character_is_merged_and_stored_exactly(tmp_path):
+    # Merging compares the keys' text exactly, and an item coordinate keeps a trailing
+    # NUL (fixed-width numpy text would drop it): metadata and judgment stay together.
+    rows = {
+        "a.jsonl": {"judge": "j1", "item": "q\x00", "benchmark": "B\x00", "verdict": "A"},
+        "b.jsonl": {"judge": "j2", "item": "r", "benchmark": "C", "verdict": "B"},
+    }
+    for name, row in rows.items():
+        (tmp_path / name).write_text(json.dumps({**row, "order": "AB"}) + "\n", encoding="utf-8")
+    ds, report = read(tmp_path)
+    assert counts(report) == (2, 2, 0, 0)
+    assert sorted(ds.benchmark.values.tolist()) == ["B\x00", "C"]
+    v = ds.verdict.sel(order="AB", run=0)
+    assert v.sel(judge="j1").values.tolist() == [Verdict.A, Verdict.MISSING]
+    assert v.sel(judge="j2").values.tolist() == [Verdict.MISSING, Verdict.B]

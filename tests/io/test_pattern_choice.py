@@ -104,3 +104,55 @@ def test_choose_pattern_counts_every_pattern():
     assert choice.texts == 4 and choice.disagreements == {}
     none = choose_pattern(["no verdict here"])
     assert "no named verdict pattern matches" in none.describe()
+
+
+def test_position_bias_folders_counted_from_zero_keep_their_runs_apart(tmp_path):
+    # Repetition0 and Repetition1 are two runs, not both run 0; a study counting from
+    # 1 keeps run = K - 1.
+    texts = ["[[A]]", "[[A]]"]
+    for base, folders in (("zero", ["Repetition0", "Repetition1"]), ("one", ["Repetition1"])):
+        for folder in folders:
+            _write(
+                tmp_path / base / "data_MTBench_x" / folder / "record_j_1.tsv", HEADER, _rows(texts)
+            )
+    ds, report = js.read_logs(tmp_path / "zero")
+    assert ds.run.values.tolist() == [0, 1]
+    assert report.duplicates == 0 and report.rejected == 0 and report.imported == 4
+    assert (ds.verdict.sel(judge="j") != Verdict.MISSING).all()
+    ds_one, _ = js.read_logs(tmp_path / "one")
+    assert ds_one.run.values.tolist() == [0]
+
+
+def test_table_of_raw_text_gets_the_pattern_that_fits_it(tmp_path):
+    path = tmp_path / "raw.csv"
+    rows = [
+        ["j", "q1", "AB", "Reasoning...\nChoice: A"],
+        ["j", "q1", "BA", "Choice: (B)"],  # slot B shown first in BA: the item's A
+        ["j", "q2", "AB", "Choice: tie"],
+        ["j", "q2", "BA", "I cannot decide"],
+    ]
+    with open(path, "w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["judge", "item", "order", "verdict"])
+        out.writerows(rows)
+    ds, report = js.read_logs(path)
+    assert (report.read, report.imported, report.rejected, report.invalid) == (4, 4, 0, 1)
+    notes = [n.reason for n in report.notes if n.file == str(path)]
+    assert len(notes) == 1 and notes[0].startswith("verdict pattern 'choice' found")
+    assert "verdicts in 3 of 4 texts" in notes[0]
+    v = ds.verdict.sel(judge="j", run=0)
+    assert v.sel(item="raw/q1").values.tolist() == [A, A]
+    assert v.sel(item="raw/q2").values.tolist() == [TIE, INV]
+    assert ds["match"].sel(judge="j", item="raw/q1", order="AB", run=0).item() == "Choice: A"
+
+
+def test_table_of_verdict_words_is_not_taken_for_raw_text(tmp_path):
+    # A verdict word among the values: the vocabulary is used and an unknown word is
+    # rejected with both fixes named, never read with a guessed pattern.
+    path = tmp_path / "words.csv"
+    path.write_text("judge,item,order,verdict\nj,q1,AB,A\nj,q2,AB,Choice: B\n")
+    _, report = js.read_logs(path)
+    assert (report.imported, report.rejected) == (1, 1)
+    assert "verdict_map=" in report.rejects[0].reason
+    assert "--verdict-pattern" in report.rejects[0].reason
+    assert not any("verdict pattern" in n.reason for n in report.notes)

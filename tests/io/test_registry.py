@@ -10,8 +10,7 @@ import pytest
 
 import judgestats as js
 from judgestats.errors import LogFormatError, NoImporterError
-from judgestats.io import Detection, Parsed, importers, register
-from judgestats.io.registry import _REGISTRY
+from judgestats.io import Detection, Parsed, importers
 from judgestats.schema import Verdict
 
 
@@ -121,17 +120,17 @@ class _UpperImporter:
 
 
 def test_third_party_importer_is_detected(tmp_path):
-    register(_UpperImporter())
-    try:
-        f = tmp_path / "x.upper"
-        f.write_text("j1 q1 A\nj1 q2 tie\n")
-        ds, report = js.read_logs(f)
-        assert report.files[0].format == "test-upper"
-        assert ds.verdict.values.ravel().tolist() == [0, 2]
-        with pytest.raises(ValueError, match="already registered"):
-            register(_UpperImporter())
-    finally:
-        _REGISTRY.pop("test-upper", None)
+    f = tmp_path / "x.upper"
+    f.write_text("j1 q1 A\nj1 q2 tie\n")
+    ds, report = js.read_logs(f, importers=[_UpperImporter()])
+    assert report.files[0].format == "test-upper"
+    assert ds.verdict.values.ravel().tolist() == [0, 2]
+    with pytest.raises(ValueError, match="already registered"):
+        js.read_logs(f, importers=[_UpperImporter(), _UpperImporter()])
+    # Given for one call only: the registry itself is unchanged.
+    assert "test-upper" not in importers()
+    with pytest.raises(NoImporterError):
+        js.read_logs(f)
 
 
 def test_table_reads_raw_text_with_a_verdict_pattern(tmp_path):

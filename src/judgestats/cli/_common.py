@@ -56,6 +56,12 @@ def add_input_options(parser: argparse.ArgumentParser, *, nargs: str | int = "+"
     )
     parser.add_argument("--baseline", help="arena-hard baseline model (the item's A)")
     parser.add_argument(
+        "--benchmark",
+        metavar="NAME",
+        help="benchmark of the items, for logs that do not name it (position-bias TSVs"
+        " outside the study's folders, tables without a benchmark column)",
+    )
+    parser.add_argument(
         "--run-pattern",
         metavar="REGEX",
         help="regular expression with one group finding the run in each file's path"
@@ -122,7 +128,13 @@ def load_input(args: argparse.Namespace) -> tuple[xr.Dataset, ImportReport]:
     kinds = _pairs(getattr(args, "label_kind", []), "--label-kind", "BENCH=KIND")
     options: dict[str, Any] = {
         name: getattr(args, name)
-        for name in ("verdict_pattern", "multiple_matches", "tie_tolerance", "baseline")
+        for name in (
+            "verdict_pattern",
+            "multiple_matches",
+            "tie_tolerance",
+            "baseline",
+            "benchmark",
+        )
         if getattr(args, name, None) is not None
     }
     if getattr(args, "verdict_map", None):

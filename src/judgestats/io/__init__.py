@@ -8,7 +8,6 @@ from judgestats.io.registry import (
     detect,
     importers,
     read_logs,
-    register,
 )
 from judgestats.io.store import load, save
 from judgestats.io.verdicts import PATTERNS, VerdictExtractor, extract_verdicts
@@ -27,6 +26,5 @@ __all__ = [
     "item_id",
     "load",
     "read_logs",
-    "register",
     "save",
 ]

@@ -22,7 +22,8 @@ import xarray as xr
 
 from judgestats.accounting import FileAccount, ImportReport, Reject
 from judgestats.errors import LogFormatError
-from judgestats.schema import ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
+from judgestats.io._codes import codes_of, duplicated, factorize, flat_key, values_of
+from judgestats.schema import DIMS, ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
 
 __all__ = ["HIDDEN_FIELDS", "JUDGMENT_KEY", "LABEL_KEY", "Parsed", "assemble", "item_id"]
 
@@ -126,87 +127,212 @@ def _conflict_reason(grp: pd.DataFrame, key: list[str], values: list[str], what:
     )
 
 
-def _dedup(
-    table: pd.DataFrame, key: list[str], value: str, what: str
-) -> tuple[pd.DataFrame, pd.Series, list[tuple[str, Reject]]]:
-    """Split ``table`` into kept rows, duplicate flags and conflict rejects.
+def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
+    """One column of text over all files, as codes into the distinct values of all.
 
-    Rows with the same ``key`` are exact duplicates when they agree in ``value`` and
-    in every other column but ``line`` and ``file``; otherwise all of them are
-    rejected as a conflict.
+    The importers give their key columns as categoricals (or plain text, factorised
+    here); only the distinct values of each are compared, never the rows.
     """
-    repeated = table.duplicated(key, keep=False)
+    if (
+        len(columns) == 1
+        and isinstance(columns[0].dtype, pd.CategoricalDtype)
+        and columns[0].cat.categories.dtype == "str"
+    ):
+        return columns[0].array  # one file's text categorical: its codes are the codes
+    parts = [codes_of(c) for c in columns]
+    values = [values_of(u) for _, u in parts]
+    categories = pd.Index(pd.unique(np.concatenate(values)) if values else [], dtype="str")
+    codes = [
+        np.append(categories.get_indexer(v), -1)[c] for (c, _), v in zip(parts, values, strict=True)
+    ]
+    merged = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
+    return pd.Categorical.from_codes(merged, categories=categories, validate=False)
+
+
+def _stack(
+    frames: Sequence[pd.DataFrame], files: Sequence[str], coded: Sequence[str]
+) -> pd.DataFrame:
+    """Concatenate the tables of several files, with a ``file`` column.
+
+    The ``coded`` columns (the key, and every column a file gives as categorical) and
+    ``file`` stay categorical: codes, not text, for every row.
+    """
+    coded = [
+        c
+        for c in dict.fromkeys([*coded, *(c for f in frames for c in f.columns)])
+        if all(c in f for f in frames)
+        and (c in coded or any(isinstance(f[c].dtype, pd.CategoricalDtype) for f in frames))
+    ]
+    out = pd.concat([f.drop(columns=coded) for f in frames], ignore_index=True)
+    for c in coded:
+        out[c] = _union([f[c] for f in frames])
+    names = pd.Index(list(dict.fromkeys(files)), dtype="str")
+    which = np.repeat(names.get_indexer(list(files)), [len(f) for f in frames])
+    out["file"] = pd.Categorical.from_codes(which, categories=names)
+    return out
+
+
+def _key(table: pd.DataFrame, key: Sequence[str]) -> np.ndarray:
+    """Return the flat key of every row of ``table`` (see :func:`.flat_key`)."""
+    return flat_key([codes_of(table[k])[0] for k in key])
+
+
+def _value_codes(values: pd.Series) -> np.ndarray:
+    """Codes of a compared column (missing values equal to each other)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy()
+    return pd.factorize(values, use_na_sentinel=False)[0]
+
+
+def _plain(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its categorical columns as plain values, for messages."""
+    return table.astype(
+        {c: object for c in table.columns if isinstance(table[c].dtype, pd.CategoricalDtype)}
+    )
+
+
+def _dedup(
+    table: pd.DataFrame, flat: np.ndarray, key: list[str], value: str, what: str
+) -> tuple[np.ndarray, np.ndarray, list[tuple[str, Reject]]]:
+    """Which rows of ``table`` to keep, which are merged duplicates, and conflict rejects.
+
+    Rows with the same key (``flat``, from :func:`_key`) are exact duplicates when
+    they agree in ``value`` and in every other column but ``line`` and ``file``;
+    otherwise all of them are rejected as a conflict. Only rows whose key repeats are
+    compared, on the codes of their values.
+    """
+    n = len(table)
+    repeated = duplicated(flat, keep=False)
     if not repeated.any():  # the common case: nothing to merge, no grouping needed
-        return table, table.loc[repeated, "file"], []
+        return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []
     values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file")]
-    sub = table[repeated]
-    distinct = sub.drop_duplicates([*key, *values]).groupby(key, sort=False, dropna=False).size()
-    bad_keys = distinct[distinct > 1].index
-    conflict = pd.Series(False, index=table.index)
-    if len(bad_keys):
-        in_bad = pd.MultiIndex.from_frame(sub[key]).isin(bad_keys)
-        conflict.loc[sub.index[in_bad]] = True
+    rows = np.flatnonzero(repeated)
+    sub = table.iloc[rows]
+    keys = factorize(flat[rows])[0]
+    record = flat_key([keys, *(_value_codes(sub[c]) + 1 for c in values)])
+    distinct = np.flatnonzero(~duplicated(record))  # one row per distinct record
+    bad = np.unique(keys[distinct[duplicated(keys[distinct], keep=False)]])
+    conflict = np.zeros(n, dtype=bool)
+    conflict[rows[np.isin(keys, bad)]] = True
     rejects = []
-    for _, grp in table[conflict].groupby(key, sort=False, dropna=False):
+    for _, grp in _plain(table[conflict]).groupby(key, sort=False, dropna=False):
         reason = _conflict_reason(grp, key, values, what)
         for f, ln in zip(grp["file"], grp["line"], strict=True):
             rejects.append((f, Reject(f, _line(ln), reason)))
-    rest = table[~conflict]
-    dup = rest.duplicated(key, keep="first")
-    return rest[~dup], rest.loc[dup, "file"], rejects
+    dup = np.zeros(n, dtype=bool)
+    rest = np.flatnonzero(~conflict)
+    dup[rest] = duplicated(flat[rest])
+    return ~conflict & ~dup, dup, rejects
 
 
 def _dedup_labels(
     lt: pd.DataFrame,
-) -> tuple[pd.DataFrame, pd.Series, list[tuple[str, Reject]], list[Reject]]:
+) -> tuple[np.ndarray, np.ndarray, list[tuple[str, Reject]], list[Reject]]:
     """Deduplicate labels: label records (counted) first, then metadata labels.
 
     A metadata label (one riding along on a judgment record) never displaces or
     rejects a label record: where both exist the label record is kept, and a
     disagreement is a note. Metadata labels that conflict among themselves are
-    dropped with a note.
+    dropped with a note. Returns the rows kept and the duplicates merged (masks over
+    ``lt``), the conflict rejects and the notes.
     """
-    counted = lt[lt["counted"]]
-    meta = lt[~lt["counted"]]
-    kept_c, dup_files, conflicts = _dedup(counted, LABEL_KEY, "label", "labels")
+    flat = _key(lt, LABEL_KEY)
+    counted = lt["counted"].to_numpy(dtype=bool)
+    c_rows, m_rows = np.flatnonzero(counted), np.flatnonzero(~counted)
+    keep = np.zeros(len(lt), dtype=bool)
+    dup = np.zeros(len(lt), dtype=bool)
+    keep_c, dup_c, conflicts = _dedup(lt.iloc[c_rows], flat[c_rows], LABEL_KEY, "label", "labels")
+    keep[c_rows], dup[c_rows] = keep_c, dup_c
     notes: list[Reject] = []
-    if not meta.empty:
-        keys = pd.MultiIndex.from_frame(meta[LABEL_KEY])
-        has_record = keys.isin(pd.MultiIndex.from_frame(counted[LABEL_KEY]))
-        shadowed = meta[has_record].merge(
-            kept_c[[*LABEL_KEY, "label"]], on=LABEL_KEY, suffixes=("", "_record")
-        )
-        differ = shadowed[shadowed["label"] != shadowed["label_record"]]
-        for item, rater, value, other, f, ln in differ[
-            [*LABEL_KEY, "label", "label_record", "file", "line"]
-        ].itertuples(index=False):
+    if len(m_rows):
+        has_record = np.isin(flat[m_rows], flat[c_rows])
+        kept_c = c_rows[keep_c]
+        shadowed = m_rows[has_record]
+        record = pd.Index(flat[kept_c]).get_indexer(flat[shadowed])
+        labels = lt["label"].to_numpy()
+        found = record >= 0
+        differ = shadowed[found][labels[shadowed[found]] != labels[kept_c[record[found]]]]
+        other = dict(zip(flat[kept_c], labels[kept_c], strict=True))
+        for row in differ:
+            r = lt.iloc[row]
             notes.append(
                 Reject(
-                    f,
-                    _line(ln),
-                    f"label {Verdict(int(value)).name} of item {item!r} (rater {rater!r})"
-                    f" disagrees with the label record ({Verdict(int(other)).name}), which"
-                    " is kept",
+                    str(r["file"]),
+                    _line(r["line"]),
+                    f"label {Verdict(int(r['label'])).name} of item {str(r['item'])!r} (rater"
+                    f" {str(r['rater'])!r}) disagrees with the label record"
+                    f" ({Verdict(int(other[flat[row]])).name}), which is kept",
                 )
             )
-        kept_m, _, meta_conf = _dedup(meta[~has_record], LABEL_KEY, "label", "labels")
+        alone = m_rows[~has_record]
+        keep_m, _, meta_conf = _dedup(lt.iloc[alone], flat[alone], LABEL_KEY, "label", "labels")
+        keep[alone] = keep_m
         notes += [r for _, r in meta_conf]
-        kept_c = pd.concat([kept_c, kept_m]).sort_index()
-    return kept_c, dup_files, conflicts, notes
+    return keep, dup, conflicts, notes
 
 
-def _unique(*columns: pd.Series | np.ndarray) -> list[str]:
+def _appearance(*columns: pd.Series) -> list[str]:
     """Distinct values of the columns together, as strings, in order of appearance."""
-    parts = [pd.Series(c, dtype=str) for c in columns if len(c)]
+    parts = []
+    for c in columns:
+        if len(c):
+            codes, uniques = codes_of(pd.Series(c))
+            seen = factorize(codes[codes >= 0])[1]
+            parts.append(values_of(uniques)[seen])
     if not parts:
         return []
-    # Each column's distinct values first: few, whatever the number of rows.
-    return [str(v) for v in pd.unique(pd.concat([pd.Series(p.unique()) for p in parts]))]
+    return [str(v) for v in pd.unique(np.concatenate(parts))]
+
+
+def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
+    """Position in ``index`` of every row's value (looked up once per distinct value)."""
+    codes, uniques = codes_of(values)
+    return np.append(index.get_indexer(values_of(uniques)), -1)[codes]
 
 
 def _per_file(files: pd.Series) -> Counter[str]:
     """How many rows each file has in ``files``."""
-    return Counter({str(k): int(v) for k, v in files.value_counts(sort=False).items()})
+    counts = files.value_counts(sort=False)
+    return Counter({str(k): int(v) for k, v in counts.items() if v})
+
+
+def _renamed(values: pd.Series, names: Mapping[str, str]) -> pd.Categorical:
+    """Return a text column renamed by ``names``, once per distinct value."""
+    codes, uniques = codes_of(values)
+    new, renamed = pd.factorize(pd.Index([names.get(u, u) for u in uniques], dtype=object))
+    categories = pd.Index(values_of(pd.Index(renamed)), dtype="str")
+    return pd.Categorical.from_codes(
+        np.append(new, -1)[codes], categories=categories, validate=False
+    )
+
+
+def _text_array(values: np.ndarray) -> np.ndarray:
+    """Return text values as numpy text, or as Python strings where that would alter them.
+
+    Fixed-width numpy text drops trailing NUL characters (a benchmark named by one NUL
+    character would become empty); such values stay Python strings, exactly as read.
+    """
+    fixed = values.astype(str)
+    if len(values) and not (fixed.astype(object) == values.astype(object)).all():
+        return values_of(pd.Index(values.astype(object)))
+    return fixed
+
+
+def _dense(values: pd.Series, idx: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> np.ndarray:
+    """Return an extra variable as a dense array: -1, NaN or ``""`` where no judgment."""
+    if values.dtype.kind in "iub":
+        arr = np.full(shape, -1, dtype=np.int16)
+        arr[idx] = values.to_numpy()
+        return arr
+    if values.dtype.kind == "f":
+        arr = np.full(shape, np.nan)
+        arr[idx] = values.to_numpy()
+        return arr
+    codes, uniques = codes_of(values)
+    text = np.append(values_of(uniques), "")
+    at = np.full(shape, -1, dtype=np.int64)
+    at[idx] = codes
+    return text[at].astype(str)
 
 
 def _py(value: object) -> object:
@@ -254,6 +380,7 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFra
     given["file"] = meta.get("file", "")
     given["line"] = meta.get("line", np.nan)
     notes: list[Reject] = []
+    repeated = bool(given["item"].duplicated().any())  # else no item can disagree
     for name, (kind, fill) in ITEM_COORDS.items():
         if name not in meta:
             continue
@@ -264,7 +391,8 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFra
             text = col.astype(object)
             keep = (col.notna() & (text.astype(str) != str(fill))).to_numpy(dtype=bool)
             given[name] = text.where(keep, None)
-        notes += _metadata_notes(given, name)
+        if repeated:
+            notes += _metadata_notes(given, name)
     first = (
         given.drop(columns=["file", "line"])
         .groupby("item", sort=False)
@@ -340,57 +468,59 @@ def assemble(
         Per-file counts and every reject.
     """
     aliases = dict(aliases or {})
-    judgments = [p.judgments.assign(file=p.file) for p in parsed if not p.judgments.empty]
-    labels = [p.labels.assign(file=p.file) for p in parsed if not p.labels.empty]
-    jt = (
-        pd.concat(judgments, ignore_index=True)
-        if judgments
-        else pd.DataFrame(columns=[*_JUDGMENT_COLS, "file"])
-    )
-    # An integer extra variable stays integer (-1 where a file lacks it), not float.
-    int_extras = {
-        c
-        for c in jt.columns
-        if c not in _JUDGMENT_COLS
-        and all(j[c].dtype.kind in "iub" for j in judgments if c in j.columns)
-    }
-    for c in int_extras:
-        jt[c] = jt[c].fillna(-1).astype(np.int64)
-    lt = (
-        pd.concat(labels, ignore_index=True)
-        if labels
-        else pd.DataFrame(columns=[*_LABEL_COLS, "file"])
-    )
-    if aliases and not jt.empty:
-        jt["judge"] = jt["judge"].map(lambda j: aliases.get(j, j))
-    jt = jt.astype({"judge": str, "item": str, "order": str, "run": np.int64, "verdict": np.int8})
-    lt = lt.astype({"item": str, "rater": str, "label": np.int8})
+    with_judgments = [p for p in parsed if not p.judgments.empty]
+    with_labels = [p for p in parsed if not p.labels.empty]
+    if with_judgments:
+        frames = [p.judgments for p in with_judgments]
+        jt = _stack(frames, [p.file for p in with_judgments], ["judge", "item", "order"])
+        # An integer extra variable stays integer (-1 where a file lacks it), not float.
+        for c in dict.fromkeys(c for f in frames for c in f.columns):
+            if c not in _JUDGMENT_COLS and all(
+                f[c].dtype.kind in "iub" for f in frames if c in f.columns
+            ):
+                jt[c] = jt[c].fillna(-1).astype(np.int64)
+        jt = jt.astype({"run": np.int64, "verdict": np.int8})
+    else:
+        jt = pd.DataFrame({c: pd.Series([], dtype="category") for c in [*JUDGMENT_KEY, "file"]})
+        jt = jt.assign(run=np.zeros(0, dtype=np.int64), verdict=np.zeros(0, dtype=np.int8))
+        jt["line"] = np.zeros(0, dtype=np.int64)
+    if with_labels:
+        lt = _stack([p.labels for p in with_labels], [p.file for p in with_labels], LABEL_KEY)
+        lt["label"] = lt["label"].astype(np.int8)
+    else:
+        lt = pd.DataFrame({c: pd.Series([], dtype="category") for c in [*LABEL_KEY, "file"]})
+        lt = lt.assign(label=np.zeros(0, dtype=np.int8), line=np.zeros(0, dtype=np.int64))
+    if aliases:
+        jt["judge"] = _renamed(jt["judge"], aliases)
     if "counted" not in lt:
         lt["counted"] = True
     lt["counted"] = lt["counted"].fillna(True).astype(bool)
 
-    jt_kept, jt_dup_files, jt_conf = _dedup(jt, JUDGMENT_KEY, "verdict", "verdicts")
-    lt_kept, lt_dup_files, lt_conf, label_notes = _dedup_labels(lt)
+    keep_j, dup_j, jt_conf = _dedup(jt, _key(jt, JUDGMENT_KEY), JUDGMENT_KEY, "verdict", "verdicts")
+    keep_l, dup_l, lt_conf, label_notes = _dedup_labels(lt)
+    jt_kept, lt_kept = jt[keep_j], lt[keep_l]
     lt_counted = lt_kept[lt_kept["counted"]]
 
     # Items: judged or labelled ones, then any only described (kept, all missing).
-    described = [p.items["item"].to_numpy(dtype=object) for p in parsed if "item" in p.items]
-    seen = _unique(jt_kept["item"], lt_kept["item"], *described)
+    described = [p.items["item"] for p in parsed if "item" in p.items]
+    seen = _appearance(jt_kept["item"], lt_kept["item"], *described)
     known = set(seen)
     if items_order is not None:
         wanted = set(items_order)
         seen = [i for i in items_order if i in known] + [i for i in seen if i not in wanted]
-    judges = _unique(jt_kept["judge"])
-    orders = [o for o in ORDERS if o in set(jt_kept["order"].unique())] or ["AB"]
+    judges = _appearance(jt_kept["judge"])
+    present = set(_appearance(jt_kept["order"]))
+    orders = [o for o in ORDERS if o in present] or ["AB"]
     runs = _check_size(jt_kept, len(judges), len(seen), len(orders))
-    raters = _unique(lt_kept["rater"])
+    raters = _appearance(lt_kept["rater"])
     ds = empty_judgments(judges, seen, orders, runs, raters)
+    item_index = pd.Index(seen, dtype="str")
 
     if not jt_kept.empty:
         idx = (
-            pd.Index(judges).get_indexer(jt_kept["judge"]),
-            pd.Index(seen).get_indexer(jt_kept["item"]),
-            pd.Index(orders).get_indexer(jt_kept["order"]),
+            _positions(pd.Index(judges, dtype="str"), jt_kept["judge"]),
+            _positions(item_index, jt_kept["item"]),
+            _positions(pd.Index(orders, dtype="str"), jt_kept["order"]),
             jt_kept["run"].to_numpy(),
         )
         ds["verdict"].values[idx] = jt_kept["verdict"].to_numpy()
@@ -400,29 +530,18 @@ def assemble(
             if c not in [*_JUDGMENT_COLS, "file"] and not str(c).startswith("_")
         ]
         for name in extra:
-            col = jt_kept[name]
-            if col.dtype.kind in "iub":
-                arr = np.full(ds["verdict"].shape, -1, dtype=np.int16)
-            elif col.dtype.kind == "f":
-                arr = np.full(ds["verdict"].shape, np.nan)
-            else:
-                arr = np.full(ds["verdict"].shape, "", dtype=object)
-                col = col.fillna("").astype(str)
-            arr[idx] = col.to_numpy()
-            if arr.dtype == object:
-                arr = arr.astype(str)
-            ds[name] = (("judge", "item", "order", "run"), arr)
+            ds[name] = (DIMS, _dense(jt_kept[name], idx, ds["verdict"].shape))
     if not lt_kept.empty:
         ds["human"].values[
-            pd.Index(seen).get_indexer(lt_kept["item"]),
-            pd.Index(raters).get_indexer(lt_kept["rater"]),
+            _positions(item_index, lt_kept["item"]),
+            _positions(pd.Index(raters, dtype="str"), lt_kept["rater"]),
         ] = lt_kept["label"].to_numpy()
 
     meta, meta_notes = _items_table(parsed, seen)
     coords = {}
     for name in ITEM_COORDS:
         values = meta[name].to_numpy()
-        values = values.astype(float) if values.dtype.kind == "f" else values.astype(str)
+        values = values.astype(float) if values.dtype.kind == "f" else _text_array(values)
         coords[name] = ("item", values)
     ds = ds.assign_coords(coords)
 
@@ -431,7 +550,7 @@ def assemble(
         rejects_by_file.setdefault(p.file, []).extend(p.rejects)
     for f, r in jt_conf + lt_conf:
         rejects_by_file.setdefault(f, []).append(r)
-    dup_counts = _per_file(jt_dup_files) + _per_file(lt_dup_files)
+    dup_counts = _per_file(jt.loc[dup_j, "file"]) + _per_file(lt.loc[dup_l, "file"])
     conf_counts = Counter(f for f, _ in jt_conf + lt_conf)
     kept_counts = _per_file(jt_kept["file"]) + _per_file(lt_counted["file"])
     invalid_counts = _per_file(jt_kept.loc[jt_kept["verdict"] == Verdict.INVALID, "file"])

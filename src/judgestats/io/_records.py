@@ -1,4 +1,4 @@
-"""Building blocks shared by the importers of record-based formats.
+"""Building blocks of the importers of record-based formats (public in :mod:`judgestats.io.kit`).
 
 A :class:`Collector` gathers the judgments, labels and item metadata of one file and
 turns them into a :class:`~judgestats.io._assemble.Parsed`. Parsing one record happens
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ import pandas as pd
 from judgestats.accounting import Reject
 from judgestats.io._assemble import Parsed
 from judgestats.io._text import first_record, iter_records
-from judgestats.io.registry import Detection, register
+from judgestats.io.registry import Detection
 from judgestats.schema import LABEL_KINDS, Verdict
 
 __all__ = [
@@ -45,7 +46,6 @@ __all__ = [
     "option_names",
     "parse_records",
     "record_detector",
-    "register_source",
     "swap_ab",
     "text_length",
     "trial_slot",
@@ -299,18 +299,20 @@ class Collector:
     def record(self, line: int, what: str = "") -> Iterator[None]:
         """Parse one record (or part of one) all or nothing.
 
-        A :class:`RecordError` raised in the block removes what the block added and
-        rejects it once, at ``line``, prefixed with ``what`` (e.g. ``"trial 2: "``).
+        A :class:`RecordError` (or an error decoding the record's text, such as a
+        :class:`UnicodeDecodeError`) raised in the block removes what the block added
+        and rejects it once, at ``line``, prefixed with ``what`` (e.g. ``"trial 2: "``).
+        Any other exception propagates: a ``KeyError`` or ``TypeError`` there is a bug
+        of the importer, to be fixed there, not a fault of the record.
         """
         tables = (self._judgments, self._labels, self._items, self.rejects)
         marks = [len(t) for t in tables]
         try:
             yield
-        except (RecordError, TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+        except (RecordError, UnicodeError, json.JSONDecodeError) as exc:
             for table, mark in zip(tables, marks, strict=True):
                 del table[mark:]
-            # A shape no check foresaw still gives one reject with its line, not a traceback.
-            why = str(exc) if isinstance(exc, RecordError) else f"malformed record ({exc!r})"
+            why = str(exc) if isinstance(exc, RecordError) else f"cannot be decoded ({exc})"
             self.reject(line, f"{what}{why}")
 
     def parsed(self) -> Parsed:
@@ -463,18 +465,6 @@ def record_detector(
         variants=variants,
         priority=priority,
     )
-
-
-def register_source(
-    name: str,
-    description: str,
-    reader: Callable[..., Parsed],
-    detector: Callable[[Path], Detection],
-) -> SourceImporter:
-    """Create a :class:`SourceImporter` and register it; return it."""
-    importer = SourceImporter(name, description, reader, detector)
-    register(importer)
-    return importer
 
 
 def parse_records(

@@ -19,7 +19,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,7 @@ def read_bytes(path: Path) -> bytes:
     except OSError as exc:
         raise LogFormatError(f"{path}: cannot be read ({exc.strerror}); check the path") from None
     data = _recode(path, data)
-    if not data.strip():
+    if not data or data.isspace():  # without copying the file's bytes
         raise LogFormatError(f"{path}: the file is empty; nothing to import")
     return data
 
@@ -196,12 +196,34 @@ def _decode_whole(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise LogFormatError(
-            f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}); re-save as UTF-8"
+            f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}); the file is"
+            " rejected whole, as one JSON document cannot be split into records around"
+            " it; re-save as UTF-8"
         ) from None
+
+
+def _bad_text(path: Path, text: str, start: int, end: int) -> Reject | None:
+    """Return a reject for the first undecodable byte in ``text[start:end]``, if any."""
+    m = _BAD_BYTE.search(text, start, end)
+    if m is None:
+        return None
+    line = text.count("\n", 0, start) + 1
+    at = text.count("\n", 0, m.start()) + 1
+    column = m.start() - text.rfind("\n", 0, m.start())
+    byte = ord(m.group()) - 0xDC00
+    return Reject(
+        str(path),
+        line,
+        f"not valid UTF-8 (byte {byte:#04x} at line {at} column {column}); this record is"
+        " rejected, the others are read; re-save the file as UTF-8",
+    )
 
 
 def load_json(path: Path) -> Any:
     """Load a whole JSON document, with an error that names the file and position.
+
+    A document that is not one array of records cannot be split into records: a byte
+    that is not UTF-8 anywhere in it rejects the whole file, and the error says so.
 
     Raises
     ------
@@ -229,14 +251,16 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
 
     The array is decoded element by element, so the line given is where the record
     starts in the file, and a broken or truncated element loses only itself and what
-    follows it (one reject), not the records before it.
+    follows it (one reject), not the records before it. A byte that is not UTF-8
+    inside a record rejects that record only (its text would not be the file's);
+    between records, it breaks the JSON there, as a truncation does.
 
     Raises
     ------
     LogFormatError
-        If the file is empty, not UTF-8, or not a JSON array.
+        If the file is empty or not a JSON array.
     """
-    text = _decode_whole(path)
+    text = read_bytes(path).decode("utf-8", errors="surrogateescape")
     numbers = _Numbers()
     i = _WS.match(text, 0).end()
     if text[i : i + 1] != "[":
@@ -262,18 +286,22 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
             obj, end = numbers.decoder.raw_decode(text, i)
         except json.JSONDecodeError as exc:
             at = text.count("\n", 0, exc.pos) + 1
-            yield (
-                line,
-                Reject(
-                    str(path),
-                    line,
-                    f"invalid JSON ({exc.msg} at line {at} column {exc.colno}); this record and"
-                    " the rest of the file could not be read (truncated file?)",
-                ),
+            bad = _BAD_BYTE.match(text, exc.pos)
+            why = (
+                f"a byte that is not UTF-8 ({ord(bad.group()) - 0xDC00:#04x}) breaks the JSON at"
+                f" line {at} column {exc.colno}; this record and the rest of the file could"
+                " not be read; re-save the file as UTF-8"
+                if bad
+                else f"invalid JSON ({exc.msg} at line {at} column {exc.colno}); this record"
+                " and the rest of the file could not be read (truncated file?)"
             )
+            yield line, Reject(str(path), line, why)
             return
         problem = numbers.problem()
-        if problem is not None:
+        undecodable = _bad_text(path, text, i, end)
+        if undecodable is not None:
+            yield line, undecodable
+        elif problem is not None:
             yield line, Reject(str(path), line, problem)
         elif isinstance(obj, dict):
             yield line, obj
@@ -287,15 +315,16 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
             i += 1
         elif text[i : i + 1] != "]":
             at = text.count("\n", 0, i) + 1
-            yield (
-                at,
-                Reject(
-                    str(path),
-                    at,
-                    "invalid JSON (expected ',' or ']' after a record); the rest of the file could"
-                    " not be read (truncated file?)",
-                ),
+            bad = _BAD_BYTE.match(text, i)
+            why = (
+                f"a byte that is not UTF-8 ({ord(bad.group()) - 0xDC00:#04x}) stands where ','"
+                " or ']' belongs after a record; the rest of the file could not be read;"
+                " re-save the file as UTF-8"
+                if bad
+                else "invalid JSON (expected ',' or ']' after a record); the rest of the file"
+                " could not be read (truncated file?)"
             )
+            yield at, Reject(str(path), at, why)
             return
 
 
@@ -366,15 +395,21 @@ def _comment(row: list[str], width: int) -> bool:
     return len(row) == 1 and width > 1 and row[0].lstrip().startswith("#")
 
 
+def _per_row(values: pd.Series, per_value: Callable[[pd.Index], Any]) -> np.ndarray:
+    """``per_value(categories)`` taken for every row of a categorical column."""
+    return np.asarray(per_value(values.cat.categories))[values.cat.codes.to_numpy()]
+
+
 def _arrow_table(path: Path, data: bytes, delimiter: str) -> tuple[list[str], pd.DataFrame] | None:
     """Parse a clean delimited file with pyarrow; ``None`` if it needs the exact path.
 
-    Line numbers come from counting the newlines inside the fields; the count of all
+    Columns are dictionary-encoded (pandas categoricals): a log repeats few values
+    over many rows, and the work on them is done once per distinct value. Line
+    numbers come from counting the newlines inside the fields; the count of all
     physical lines must then come out exact, which rules out blank or comment lines,
     stray bytes and any record pyarrow would read differently from ``csv``.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
     end = data.find(b"\n")
@@ -385,30 +420,32 @@ def _arrow_table(path: Path, data: bytes, delimiter: str) -> tuple[list[str], pd
     if len(header) < 2:
         return None
     names = [f"c{i}" for i in range(len(header))]
+    quoted = b'"' in data
     try:
         table = pcsv.read_csv(
             pa.py_buffer(data),
             read_options=pcsv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 24),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+            # Without a quote no field can hold a newline: the faster parse is exact.
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=quoted),
             convert_options=pcsv.ConvertOptions(
-                column_types=dict.fromkeys(names, pa.string()),
+                column_types=dict.fromkeys(names, pa.dictionary(pa.int32(), pa.string())),
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    inner = np.zeros(table.num_rows, dtype=np.int64)
-    blank = np.ones(table.num_rows, dtype=bool)
-    for column in table.columns:
-        inner += pc.fill_null(pc.count_substring(column, "\n"), 0).to_numpy()
-        blank &= pc.equal(pc.utf8_trim_whitespace(column), "").to_numpy(zero_copy_only=False)
-    physical = data.rstrip(b"\r\n").count(b"\n") + 1
-    if blank.any() or 1 + table.num_rows + int(inner.sum()) != physical:
-        return None
-    lines = 2 + np.arange(table.num_rows, dtype=np.int64) + np.cumsum(inner) - inner
     frame = table.rename_columns(header).to_pandas()
-    frame["_line"] = lines
+    inner = np.zeros(len(frame), dtype=np.int64)
+    blank = np.ones(len(frame), dtype=bool)
+    for name in header:
+        if quoted:
+            inner += _per_row(frame[name], lambda c: c.str.count("\n"))
+        blank &= _per_row(frame[name], lambda c: c.str.strip() == "")
+    physical = data.rstrip(b"\r\n").count(b"\n") + 1
+    if blank.any() or 1 + len(frame) + int(inner.sum()) != physical:
+        return None
+    frame["_line"] = 2 + np.arange(len(frame), dtype=np.int64) + np.cumsum(inner) - inner
     return header, frame
 
 
@@ -516,7 +553,8 @@ def read_delimited(path: Path, delimiter: str) -> tuple[pd.DataFrame, list[Rejec
     -------
     frame : pandas.DataFrame
         One column per header name, every cell the field's text exactly (quoted
-        newlines, tabs and quotes kept, nothing stripped), and ``_line``: the 1-based
+        newlines, tabs and quotes kept, nothing stripped; a clean file's columns are
+        categoricals, read by pyarrow), and ``_line``: the 1-based
         line each record starts on. Blank lines, and lines of one field starting
         with ``#`` (comments), are not records.
     rejects : list of Reject

@@ -2,9 +2,12 @@
 
 An importer is an object with a ``name``, a one-line ``description``, a
 ``can_read(path) -> Detection`` test and a ``read(path, **options) -> Parsed``
-method. Built-in importers register themselves with :func:`register`; third-party
-packages add formats through the ``judgestats.importers`` entry-point group, whose
-entries point at an importer object (or a zero-argument factory returning one).
+method (:class:`Importer`; :mod:`judgestats.io.kit` has the parts to build one).
+The registry is built when asked, never by importing a module: the built-in
+importers (:data:`judgestats.io.formats.BUILTINS`), then those of the
+``judgestats.importers`` entry-point group (each entry an importer object, a class
+or a zero-argument factory returning one; an entry replaces a built-in of its name),
+then those given to :func:`read_logs` or :func:`importers` as ``importers=``.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from judgestats.accounting import ImportReport, Reject
 from judgestats.errors import LogFormatError, NoImporterError
 from judgestats.io._assemble import Parsed, assemble
 from judgestats.io.label_kinds import infer_label_kinds
-from judgestats.io.replicates import explain_conflicts, replicate_runs
+from judgestats.io.replicates import compile_run_pattern, explain_conflicts, replicate_runs
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -33,7 +36,6 @@ __all__ = [
     "detect",
     "importers",
     "read_logs",
-    "register",
 ]
 
 log = logging.getLogger("judgestats")
@@ -41,7 +43,9 @@ log = logging.getLogger("judgestats")
 ENTRY_POINT_GROUP = "judgestats.importers"
 
 #: Files that are never logs; a folder walk passes over them without a note.
-_IGNORED_NAMES = {"LICENSE", "LICENSE.txt", "LICENSE.md", "README", "README.md", ".DS_Store"}
+_IGNORED_NAMES = frozenset(
+    {"LICENSE", "LICENSE.txt", "LICENSE.md", "README", "README.md", ".DS_Store"}
+)
 
 
 @dataclass(frozen=True)
@@ -80,60 +84,69 @@ class Importer(Protocol):
         ...
 
 
-_REGISTRY: dict[str, Importer] = {}
-_ENTRY_POINTS_LOADED = False
-
-
-def register(importer: Importer, *, replace: bool = False) -> Importer:
-    """Add an importer to the registry.
-
-    Parameters
-    ----------
-    importer : Importer
-        The importer to add.
-    replace : bool, default False
-        Replace an importer of the same name instead of raising.
-
-    Returns
-    -------
-    Importer
-        ``importer``, so that the call can decorate or chain.
-    """
-    if importer.name in _REGISTRY and not replace:
-        raise ValueError(f"an importer named {importer.name!r} is already registered")
-    _REGISTRY[importer.name] = importer
-    return importer
-
-
-def _load_entry_points() -> None:
-    global _ENTRY_POINTS_LOADED
-    if _ENTRY_POINTS_LOADED:
-        return
-    _ENTRY_POINTS_LOADED = True
+def _entry_point_importers() -> list[Importer]:
+    """Return the importers of the entry-point group; a broken one is a warning."""
+    found = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
             obj = ep.load()
-            importer = obj() if isinstance(obj, type) or not hasattr(obj, "can_read") else obj
-            register(importer, replace=True)
+            found.append(obj() if isinstance(obj, type) or not hasattr(obj, "can_read") else obj)
         except Exception as exc:  # a broken plug-in must not break reading logs
             log.warning("importer entry point %r failed to load: %s", ep.name, exc)
+    return found
 
 
-def importers() -> dict[str, Importer]:
-    """Return the registered importers by name (built-in and entry points)."""
-    import judgestats.io.formats  # noqa: F401  (registers the built-in importers)
+def importers(importers: Iterable[Importer] = ()) -> dict[str, Importer]:
+    """Return the importers by name: built-in, from entry points, then ``importers``.
 
-    _load_entry_points()
-    return dict(_REGISTRY)
+    Parameters
+    ----------
+    importers : iterable of Importer, optional
+        Importers of formats of your own, added for this call (see
+        :mod:`judgestats.io.kit`).
+
+    Returns
+    -------
+    dict of str to Importer
+        In the order detection asks them.
+
+    Raises
+    ------
+    ValueError
+        If one of ``importers`` has the name of an importer already there.
+    TypeError
+        If one of ``importers`` lacks the :class:`Importer` methods.
+    """
+    from judgestats.io.formats import BUILTINS
+
+    registry: dict[str, Importer] = {imp.name: imp for imp in BUILTINS}
+    registry.update((imp.name, imp) for imp in _entry_point_importers())
+    for imp in importers:
+        if not isinstance(imp, Importer):
+            raise TypeError(
+                f"{imp!r} is not an importer: it needs name, description, can_read(path)"
+                " and read(path, **options)"
+            )
+        if imp.name in registry:
+            raise ValueError(
+                f"an importer named {imp.name!r} is already registered"
+                f" ({registry[imp.name].description}); give yours another name"
+            )
+        registry[imp.name] = imp
+    return registry
 
 
-def detect(path: str | Path) -> tuple[Importer | None, dict[str, str]]:
+def detect(
+    path: str | Path, *, importers: Iterable[Importer] = ()
+) -> tuple[Importer | None, dict[str, str]]:
     """Find the importer for a file.
 
     Parameters
     ----------
     path : str or Path
         The file.
+    importers : iterable of Importer, optional
+        Importers added to the registry for this call (see :func:`importers`).
 
     Returns
     -------
@@ -142,16 +155,21 @@ def detect(path: str | Path) -> tuple[Importer | None, dict[str, str]]:
     reasons : dict
         Every importer's reason for accepting or declining.
     """
-    importer, reasons, _ = _detect(Path(path))
+    importer, reasons, _ = _detect(Path(path), _registry(importers))
     return importer, reasons
 
 
-def _detect(path: Path) -> tuple[Importer | None, dict[str, str], str | None]:
+_registry = importers  # for functions whose parameter ``importers`` hides it
+
+
+def _detect(
+    path: Path, registry: Mapping[str, Importer]
+) -> tuple[Importer | None, dict[str, str], str | None]:
     """Like :func:`detect`, plus the note of an importer that calls the file its companion."""
     best: tuple[int, Importer] | None = None
     reasons: dict[str, str] = {}
     companion: str | None = None
-    for name, imp in importers().items():
+    for name, imp in registry.items():
         try:
             det = imp.can_read(path)
         except Exception as exc:  # a detector that crashes declines
@@ -278,6 +296,7 @@ def read_logs(
     strict: bool = False,
     run_pattern: str | None = None,
     label_kinds: Mapping[str, str] | None = None,
+    importers: Iterable[Importer] = (),
     **options: Any,
 ) -> ReadResult:
     """Read log files (or folders of them) of any registered format into one dataset.
@@ -302,6 +321,9 @@ def read_logs(
         Benchmark name to ``"preference"`` or ``"correctness"``, instead of the kind
         inferred from the benchmark's name or labels (see
         :mod:`judgestats.io.label_kinds`).
+    importers : iterable of Importer, optional
+        Importers of formats of your own, asked beside the registered ones (see
+        :mod:`judgestats.io.kit`); their names must be new.
     **options
         Passed to the importers that understand them (each importer's ``options``),
         for example ``verdict_pattern=`` (how to find the verdict in a judge's raw
@@ -331,7 +353,8 @@ def read_logs(
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    regs = importers()
+    compile_run_pattern(run_pattern)  # a bad pattern fails before any file is read
+    regs = _registry(importers)
     if format is not None and format not in regs:
         raise ValueError(f"unknown format {format!r}; known: {', '.join(sorted(regs))}")
     _check_options({format: regs[format]} if format is not None else regs, options)
@@ -343,7 +366,7 @@ def read_logs(
             imp: Importer | None = regs[format]
             reasons: dict[str, str] = {}
         else:
-            imp, reasons, companion = _detect(path)
+            imp, reasons, companion = _detect(path, regs)
         if imp is None:
             msg = _no_importer_message(path, reasons)
             if explicit:

@@ -28,7 +28,13 @@ from dataclasses import replace
 from judgestats.accounting import ImportReport, Reject
 from judgestats.io._assemble import Parsed
 
-__all__ = ["REPLICATE_TOKEN", "explain_conflicts", "replicate_key", "replicate_runs"]
+__all__ = [
+    "REPLICATE_TOKEN",
+    "compile_run_pattern",
+    "explain_conflicts",
+    "replicate_key",
+    "replicate_runs",
+]
 
 #: A replicate token and its number in a path: ``seed3``, ``run_2``, ``Repetition1``, ``rep-1``.
 REPLICATE_TOKEN = re.compile(
@@ -89,6 +95,31 @@ def _rank_key(values: tuple) -> tuple:
     return tuple((0, v, "") if isinstance(v, int) else (1, 0, str(v)) for v in values)
 
 
+def compile_run_pattern(run_pattern: str | None) -> re.Pattern[str]:
+    """Return the compiled ``run_pattern`` (default: the replicate-token pattern).
+
+    Raises
+    ------
+    ValueError
+        If ``run_pattern`` is not a regular expression with exactly one group.
+    """
+    if run_pattern is None:
+        return REPLICATE_TOKEN
+    try:
+        pattern = re.compile(run_pattern)
+    except re.error as exc:
+        raise ValueError(
+            f"run_pattern {run_pattern!r} is not a regular expression ({exc}); fix it,"
+            r" e.g. r'seed(\d+)'"
+        ) from None
+    if pattern.groups != 1:
+        raise ValueError(
+            f"run_pattern {run_pattern!r} has {pattern.groups} groups; it needs exactly one,"
+            r" around the run (e.g. r'seed(\d+)'); make others (?:...)"
+        )
+    return pattern
+
+
 def replicate_runs(parsed: Sequence[Parsed], run_pattern: str | None = None) -> list[Parsed]:
     """Renumber the runs of files that are replicates of one another, by their paths.
 
@@ -112,19 +143,7 @@ def replicate_runs(parsed: Sequence[Parsed], run_pattern: str | None = None) -> 
     ValueError
         If ``run_pattern`` is not a regular expression with exactly one group.
     """
-    pattern = REPLICATE_TOKEN
-    if run_pattern is not None:
-        try:
-            pattern = re.compile(run_pattern)
-        except re.error as exc:
-            raise ValueError(
-                f"run_pattern {run_pattern!r} is not a regular expression ({exc}); fix it"
-            ) from None
-        if pattern.groups != 1:
-            raise ValueError(
-                f"run_pattern {run_pattern!r} has {pattern.groups} groups; it needs exactly one,"
-                r" around the run (e.g. r'seed(\d+)'); make others (?:...)"
-            )
+    pattern = compile_run_pattern(run_pattern)
     groups: dict[str, list[tuple[int, tuple]]] = {}
     for i, p in enumerate(parsed):
         group, values = replicate_key(p.file, pattern)

@@ -628,9 +628,7 @@ kappa = _shortcut("kappa", "alpha", "raw_agreement", "deflation")
 position_bias = _shortcut(
     "position_bias", "position_bias_signed", "p_first", "flip_rate", "order_consistency"
 )
-test_retest = _shortcut(
-    "test_retest", "test_retest_share", "self_consistency", "run_agreement"
-)
+test_retest = _shortcut("test_retest", "test_retest_share", "self_consistency", "run_agreement")
 verbosity_bias = _shortcut("verbosity_bias")
 self_enhancement = _shortcut("self_enhancement", "self_win_rate", "others_win_rate")
 two_trial_accuracy = _shortcut("two_trial_accuracy", "both_correct")

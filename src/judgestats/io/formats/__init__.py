@@ -1,7 +1,9 @@
-"""Built-in importers; importing this package registers them.
+"""Built-in importers: :data:`BUILTINS`, one per module.
 
-One module per source format, each with a ``from_<source>()`` function and an
-importer registered under the format's name:
+One module per source format, each with a ``from_<source>()`` function and its
+importer ``IMPORTER`` under the format's name. Importing them registers nothing:
+:func:`judgestats.io.importers` builds the registry from :data:`BUILTINS` and the
+entry points each time it is asked.
 
 =================  ==============================================================
 name               source
@@ -32,7 +34,25 @@ from judgestats.io.formats import (
     table,
 )
 
+#: The built-in importers, in the order detection asks them.
+BUILTINS = tuple(
+    module.IMPORTER
+    for module in (
+        alpaca_eval,
+        arena_hard,
+        fastchat,
+        inspect,
+        judgebench,
+        llmbar,
+        pandalm,
+        position_bias,
+        scores,
+        table,
+    )
+)
+
 __all__ = [
+    "BUILTINS",
     "alpaca_eval",
     "arena_hard",
     "fastchat",

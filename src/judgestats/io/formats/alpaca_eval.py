@@ -36,15 +36,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from judgestats.io._assemble import Parsed, item_id
-from judgestats.io._records import (
+from judgestats.io.kit import (
     Collector,
+    Parsed,
     RecordError,
+    SourceImporter,
     get_number,
     get_str,
+    item_id,
     parse_records,
     record_detector,
-    register_source,
 )
 from judgestats.schema import Verdict
 
@@ -131,7 +132,7 @@ def from_alpaca_eval(
     return parse_records(Path(path), _FORMAT, partial(_record, judge=judge, benchmark=benchmark))
 
 
-IMPORTER = register_source(
+IMPORTER = SourceImporter(
     _FORMAT,
     "AlpacaEval annotations: instruction, output_1/2, annotator, preference",
     from_alpaca_eval,

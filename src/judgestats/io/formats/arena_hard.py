@@ -31,16 +31,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from judgestats.io._assemble import Parsed, item_id
-from judgestats.io._records import (
+from judgestats.io.kit import (
     Collector,
+    Parsed,
     RecordError,
+    SourceImporter,
     get_key,
     get_list,
     get_str,
+    item_id,
     parse_records,
     record_detector,
-    register_source,
     swap_ab,
     trial_slot,
 )
@@ -137,7 +138,7 @@ def from_arena_hard(
     )
 
 
-IMPORTER = register_source(
+IMPORTER = SourceImporter(
     _FORMAT,
     "arena-hard-auto: question_id/uid, model, judge, games (two, swapped)",
     from_arena_hard,

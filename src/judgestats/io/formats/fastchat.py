@@ -37,21 +37,22 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from judgestats.io._assemble import Parsed, item_id
-from judgestats.io._records import (
+from judgestats.io.kit import (
     Collector,
+    Parsed,
     RecordError,
+    SourceImporter,
     canonical_pair,
     code_of,
+    first_record,
     get_key,
     get_str,
     has_fields,
+    item_id,
     parse_records,
     record_detector,
-    register_source,
     swap_ab,
 )
-from judgestats.io._text import first_record
 from judgestats.schema import Verdict
 
 __all__ = ["IMPORTER", "from_fastchat"]
@@ -154,7 +155,7 @@ def from_fastchat(path: str | Path, *, benchmark: str = "MTBench") -> Parsed:
     return parse_records(path, _FORMAT, partial(record, benchmark=benchmark))
 
 
-IMPORTER = register_source(
+IMPORTER = SourceImporter(
     _FORMAT,
     "FastChat MT-Bench: model (g1/g2_winner) and human (winner) pairwise judgments",
     from_fastchat,

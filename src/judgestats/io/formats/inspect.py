@@ -71,18 +71,19 @@ from pathlib import Path
 from typing import Any
 
 from judgestats.errors import LogFormatError
-from judgestats.io._assemble import Parsed, item_id
-from judgestats.io._records import (
+from judgestats.io.kit import (
     Collector,
+    Detection,
+    Parsed,
     RecordError,
+    SourceImporter,
     check_label_kind,
     code_of,
-    register_source,
+    item_id,
+    sniff_text,
     swap_ab,
     text_length,
 )
-from judgestats.io._text import sniff_text
-from judgestats.io.registry import Detection
 from judgestats.io.verdicts import DEFAULT_LABELS, VerdictExtractor, extractor_for
 
 __all__ = ["IMPORTER", "INSTALL_HINT", "from_inspect"]
@@ -361,7 +362,7 @@ def _detect(path: Path) -> Detection:
     return Detection(False, f"suffix {path.suffix!r} is not .eval or .json")
 
 
-IMPORTER = register_source(
+IMPORTER = SourceImporter(
     _FORMAT,
     "Inspect AI logs (.eval, .json): model = judge, epochs = runs, verdicts from completions",
     from_inspect,

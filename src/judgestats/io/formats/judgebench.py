@@ -40,18 +40,19 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from judgestats.io._assemble import Parsed, item_id
-from judgestats.io._records import (
+from judgestats.io.kit import (
     Collector,
+    Parsed,
     RecordError,
+    SourceImporter,
     get_dict,
     get_key,
     get_list,
     get_number,
     get_str,
+    item_id,
     parse_records,
     record_detector,
-    register_source,
     swap_ab,
     text_length,
     trial_slot,
@@ -159,7 +160,7 @@ def from_judgebench(path: str | Path, *, benchmark: str = "JudgeBench") -> Parse
     return parse_records(Path(path), _FORMAT, partial(_record, benchmark=benchmark))
 
 
-IMPORTER = register_source(
+IMPORTER = SourceImporter(
     _FORMAT,
     "JudgeBench: pair_id, response_A/B, label, judgments (two trials)",
     from_judgebench,

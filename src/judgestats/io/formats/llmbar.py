@@ -47,21 +47,23 @@ from pathlib import Path
 from typing import Any
 
 from judgestats.errors import LogFormatError
-from judgestats.io._assemble import Parsed, item_id
-from judgestats.io._records import (
+from judgestats.io.kit import (
     Collector,
+    Parsed,
     RecordError,
+    SourceImporter,
     check_label_kind,
     code_of,
     companion,
+    first_record,
     get_list,
     get_number,
     get_str,
     has_fields,
+    item_id,
+    iter_json_array,
     record_detector,
-    register_source,
 )
-from judgestats.io._text import first_record, iter_json_array
 from judgestats.schema import Verdict
 
 __all__ = ["IMPORTER", "from_llmbar"]
@@ -291,7 +293,7 @@ def from_llmbar(
     return _read_result(path, where, judge or where.judge, label_kind, labels)
 
 
-IMPORTER = register_source(
+IMPORTER = SourceImporter(
     _FORMAT,
     "LLMBar: dataset.json labels and evaluators/<judge>/<strategy>/result.json",
     from_llmbar,

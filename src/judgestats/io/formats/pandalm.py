@@ -29,21 +29,23 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from judgestats.io._assemble import Parsed, item_id
-from judgestats.io._records import (
+from judgestats.io.kit import (
     JSON_SUFFIXES,
     Collector,
+    Parsed,
     RecordError,
+    SourceImporter,
     code_of,
     companion,
+    first_record,
     get_key,
     get_str,
+    item_id,
+    iter_records,
     parse_records,
     record_detector,
-    register_source,
     text_length,
 )
-from judgestats.io._text import first_record, iter_records
 from judgestats.schema import Verdict
 
 __all__ = ["IMPORTER", "from_pandalm"]
@@ -172,7 +174,7 @@ def from_pandalm(
     return col.parsed()
 
 
-IMPORTER = register_source(
+IMPORTER = SourceImporter(
     _FORMAT,
     "PandaLM: test set with annotator1..3, judge files with <judge>_result",
     from_pandalm,

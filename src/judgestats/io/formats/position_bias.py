@@ -34,8 +34,8 @@ What is imported
 * item = question × unordered pair of models: the item's A is the model whose name
   sorts first, so the two rows of a comparison (both orders) form one item; the
   row showing A first is order ``AB``;
-* run = ``K - 1`` from the ``Repetition<K>`` folder (0 when there is none, or the
-  ``run=`` option);
+* run = ``K - 1`` from the ``Repetition<K>`` folder (``K`` when the folders beside
+  it count from ``Repetition0``; 0 when there is none, or the ``run=`` option);
 * lengths: characters of each model's answers (all turns), taken from the answer
   columns of the records themselves (either layout); label kind ``unlabelled``.
 
@@ -50,16 +50,18 @@ import re
 from pathlib import Path
 
 from judgestats.errors import LogFormatError
-from judgestats.io._assemble import Parsed, item_id
-from judgestats.io._records import (
+from judgestats.io.kit import (
     Collector,
+    Detection,
+    Parsed,
     RecordError,
+    SourceImporter,
     canonical_pair,
-    register_source,
+    item_id,
+    iter_csv,
+    sniff_text,
     swap_ab,
 )
-from judgestats.io._text import iter_csv, sniff_text
-from judgestats.io.registry import Detection
 from judgestats.io.verdicts import extractor_for
 
 __all__ = ["IMPORTER", "from_position_bias"]
@@ -76,10 +78,18 @@ _BENCH_FOLDERS = (
 
 
 def _run_of(path: Path) -> int:
+    """Return the run of the ``Repetition<K>`` folder above ``path`` (0 if none).
+
+    The study counts its folders from 1 (run ``K - 1``); a study whose folders
+    count from ``Repetition0`` (one is beside this one) has run ``K``, so that no two
+    folders share a run.
+    """
     for parent in path.absolute().parents:
         m = _RUN.match(parent.name)
         if m:
-            return max(int(m["k"]) - 1, 0)
+            siblings = (_RUN.match(p.name) for p in parent.parent.iterdir() if p.is_dir())
+            base = 0 if any(s and int(s["k"]) == 0 for s in siblings) else 1
+            return int(m["k"]) - base
     return 0
 
 
@@ -118,7 +128,8 @@ def from_position_bias(
     judge : str, optional
         Default: from the file name.
     run : int, optional
-        Default: ``K - 1`` of the ``Repetition<K>`` folder, else 0.
+        Default: ``K - 1`` of the ``Repetition<K>`` folder (``K`` when the study's
+        folders count from ``Repetition0``), else 0.
     benchmark : str, optional
         Benchmark of the items; default from the ``data_<Bench>_...`` (else
         ``Repetition<K>-<Bench>_...``) folder above the file.
@@ -152,7 +163,7 @@ def from_position_bias(
     if not benchmark:
         raise LogFormatError(
             f"{path}: no folder data_<Bench>_... or Repetition<K>-<Bench>_... above the file"
-            " names its benchmark; pass benchmark=NAME"
+            " names its benchmark; pass benchmark=NAME (command line: --benchmark NAME)"
         )
     extractor, choice = extractor_for(
         [cells[-1] for _, cells in rows], verdict_pattern, multiple=multiple_matches
@@ -222,7 +233,7 @@ def _detect(path: Path) -> Detection:
     return Detection(False, f"suffix {path.suffix!r} is not .tsv")
 
 
-IMPORTER = register_source(
+IMPORTER = SourceImporter(
     _FORMAT,
     "position-bias study records: TSV with cmp_index and the judge's raw text",
     from_position_bias,

@@ -33,10 +33,12 @@ import pandas as pd
 
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
-from judgestats.io._assemble import Parsed
-from judgestats.io._records import register_source
 from judgestats.io.formats.table import load_table, parse_table, table_columns, table_header
-from judgestats.io.registry import Detection
+from judgestats.io.kit import (
+    Detection,
+    Parsed,
+    SourceImporter,
+)
 
 __all__ = ["IMPORTER", "from_scores"]
 
@@ -154,7 +156,7 @@ def _detect(path: Path) -> Detection:
     return Detection(False, "table without 'item', 'score_a' and 'score_b' columns")
 
 
-IMPORTER = register_source(
+IMPORTER = SourceImporter(
     _FORMAT,
     "reward-model scores: long table with score_a, score_b per item and order",
     from_scores,

@@ -43,15 +43,27 @@ import pandas as pd
 
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
-from judgestats.io._assemble import Parsed
-from judgestats.io._records import option_names
-from judgestats.io._text import iter_jsonl, read_delimited, sniff_text
-from judgestats.io.registry import Detection, register
-from judgestats.io.verdicts import VerdictExtractor
+from judgestats.io.kit import (
+    Detection,
+    Parsed,
+    codes_of,
+    duplicated,
+    factorize,
+    first_rows,
+    flat_key,
+    iter_jsonl,
+    option_names,
+    read_delimited,
+    relabel,
+    sniff_text,
+    values_of,
+)
+from judgestats.io.verdicts import PATTERNS, VerdictExtractor, choose_pattern
 from judgestats.schema import LABEL_KINDS, Verdict
 
 __all__ = [
     "DEFAULT_VERDICTS",
+    "IMPORTER",
     "MAX_RUN",
     "TABLE_FIELDS",
     "TableImporter",
@@ -137,32 +149,67 @@ def _vocabulary(verdict_map: Mapping[str, str | int] | None) -> dict[str, int]:
     return vocab
 
 
-def _by_value(values: pd.Series, convert: Callable[[str], Any], dtype: Any) -> np.ndarray:
+def _by_value(values: pd.Series, convert: Callable[[Any], Any], dtype: Any) -> np.ndarray:
     """``convert`` applied to every value, computed once per distinct value.
 
-    Log columns repeat a few values (judges, verdicts, orders, runs) over many rows;
-    factorising turns the per-row work into a per-value one.
+    Log columns repeat a few values (judges, verdicts, orders, runs) over many rows:
+    the work is done on the distinct values and taken for the rows by their codes.
     """
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = codes_of(values)
     missing = np.nan if np.dtype(dtype).kind == "f" else None
-    mapped = np.array([convert(u) for u in uniques] + [missing], dtype=dtype)
+    mapped = np.array([convert(u) for u in values_of(uniques)] + [missing], dtype=dtype)
     return mapped[codes]
 
 
-def _lookup_text(values: pd.Series, table: Mapping[str, str]) -> pd.Series:
-    """``table[value]`` for every value, as a string column (``None`` where absent)."""
-    import pyarrow as pa
+def _is(values: pd.Series, text: str) -> np.ndarray:
+    """Which rows of a text column equal ``text``."""
+    return _by_value(values, lambda v: v == text, bool)
 
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    mapped = pa.array([table.get(u) for u in uniques] + [None], type=pa.string())
-    taken = mapped.take(pa.array(np.where(codes < 0, len(uniques), codes)))
-    return pd.Series(taken, index=values.index, dtype="str")
+
+def _mapped(values: pd.Series, convert: Callable[[str], str | None]) -> pd.Series:
+    """Return the column with ``convert`` applied per distinct value (``None``: missing)."""
+    codes, uniques = codes_of(values)
+    return relabel(codes, [convert(u) for u in values_of(uniques)], values.index)
+
+
+def _text_column(values: pd.Series) -> pd.Series:
+    """Return a loaded column as a categorical of stripped strings (``""``: missing)."""
+    codes, uniques = codes_of(values)
+    text = pd.Index(values_of(uniques), dtype="str")
+    stripped = text.str.strip()
+    if (
+        isinstance(values.dtype, pd.CategoricalDtype)
+        and (stripped == text).all()
+        and (not len(codes) or codes.min() >= 0)
+    ):
+        return values  # already text, nothing to strip, nothing missing
+    labels = [*stripped, ""]
+    return relabel(np.where(codes < 0, len(uniques), codes), labels, values.index)
+
+
+def _constant(text: str, n: int) -> pd.Series:
+    """Return a categorical column of ``n`` rows holding ``text``."""
+    categories = pd.Index([text], dtype="str")
+    return pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=categories))
 
 
 def _lookup(values: pd.Series, table: Mapping[str, Any], dtype: Any = float) -> np.ndarray:
-    """``table[value]`` for every value (NaN, or ``None``, where absent)."""
+    """``table[value.lower()]`` for every value (NaN, or ``None``, where absent)."""
     missing = np.nan if np.dtype(dtype).kind == "f" else None
-    return _by_value(values, lambda v: table.get(v, missing), dtype)
+    return _by_value(values, lambda v: table.get(v.lower(), missing), dtype)
+
+
+def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
+    """``item_id(benchmark, key)`` of every row, as a categorical built per pair."""
+    bcodes, bnames = codes_of(bench)
+    kcodes, knames = codes_of(key)
+    width = max(len(knames), 1)
+    codes, pairs = factorize(bcodes * width + kcodes)
+    b, k = np.divmod(pairs, width)
+    names = [
+        f"{bn}/{kn}" for bn, kn in zip(values_of(bnames)[b], values_of(knames)[k], strict=True)
+    ]
+    return relabel(codes, names, bench.index)
 
 
 def _run_index(text: str) -> float:
@@ -182,12 +229,8 @@ def _number(text: str) -> float:
 
 
 def _strings(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every data column as stripped strings (``_line`` kept as it is)."""
-    out = {
-        c: (frame[c].astype(str) if frame[c].dtype != "str" else frame[c]).str.strip()
-        for c in frame.columns
-        if c != "_line"
-    }
+    """Every data column as a categorical of stripped strings (``_line`` kept as it is)."""
+    out = {c: _text_column(frame[c]).array for c in frame.columns if c != "_line"}
     out["_line"] = frame["_line"].to_numpy(dtype=np.int64)
     return pd.DataFrame(out, index=pd.RangeIndex(len(frame)))
 
@@ -213,24 +256,42 @@ def _load_jsonl(path: Path) -> tuple[pd.DataFrame, list[Reject]]:
     return df, rejects
 
 
-def _load_parquet(path: Path) -> pd.DataFrame:
+def _dictionary(column: Any) -> Any:
+    """Return a Parquet column dictionary-encoded, its distinct values as text."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    column = column.combine_chunks()
+    try:
+        encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)
+        text = pc.cast(encoded.dictionary, pa.string())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        # Nested or binary values: their text, as pandas writes it.
+        encoded = pc.dictionary_encode(pa.array(column.to_pandas().astype(str), type=pa.string()))
+        text = encoded.dictionary
+    return pa.DictionaryArray.from_arrays(encoded.indices, text)
+
+
+def _load_parquet(path: Path) -> pd.DataFrame:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        schema = pq.read_schema(path)
+        # Text columns arrive dictionary-encoded (as Parquet usually stores them).
+        text = [
+            f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+        ]
+        table = pq.read_table(path, read_dictionary=text)
     except Exception as exc:
         raise LogFormatError(f"{path}: not a readable Parquet file ({exc})") from None
-    columns = {}
-    for name, column in zip(table.column_names, table.columns, strict=True):
-        try:
-            text = pc.cast(column, pa.string())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-            # Nested or binary values: their text, as pandas writes it.
-            text = pa.array(column.to_pandas().astype(str), type=pa.string())
-        columns[name] = pc.utf8_trim_whitespace(pc.fill_null(text, ""))
-    df = pa.table(columns).to_pandas() if columns else pd.DataFrame(index=range(table.num_rows))
+    # Encoded once per distinct value: the text of a cell is built from its value once.
+    columns = {n: _dictionary(c) for n, c in zip(table.column_names, table.columns, strict=True)}
+    df = (
+        _strings(pa.table(columns).to_pandas().assign(_line=0))
+        if columns
+        else pd.DataFrame(index=range(table.num_rows))
+    )
     df["_line"] = np.arange(1, table.num_rows + 1, dtype=np.int64)  # 1-based row
     return df
 
@@ -249,8 +310,8 @@ def _load(path: Path, kind: str) -> tuple[pd.DataFrame, list[Reject]]:
 def table_header(path: Path) -> set[str] | None:
     """Column names of a table file, read cheaply for detection; ``None`` if not a table.
 
-    For JSON Lines the names are guessed from the first line's words (enough to test
-    for a few fields). An unreadable Parquet file has no columns.
+    For JSON Lines the names are guessed from the words of the first lines (enough to
+    test for a few fields). An unreadable Parquet file has no columns.
     """
     kind = _SUFFIXES.get(path.suffix.lower())
     if kind is None:
@@ -265,7 +326,9 @@ def table_header(path: Path) -> set[str] | None:
     lines = [ln for ln in sniff_text(path).split("\n") if ln.strip() and not ln.startswith("#")]
     first = lines[0] if lines else ""
     if kind == "jsonl":
-        return set(first.replace('"', " ").replace(",", " ").replace(":", " ").split())
+        # A few lines' words: one broken first record must not hide the layout.
+        head = " ".join(lines[:5])
+        return set(head.replace('"', " ").replace(",", " ").replace(":", " ").split())
     return {h.strip().strip('"') for h in first.split("," if kind == "csv" else "\t")}
 
 
@@ -346,8 +409,11 @@ def from_table(
         with this named pattern or regular expression (see
         :mod:`judgestats.io.verdicts`). Verdicts found name presentation slots and
         are converted with ``order``; what matched is kept as the variable ``match``.
+        Default: when no value of ``verdict`` is a verdict word and a named pattern
+        finds verdicts in them, the column is raw text and the named pattern that
+        finds the most is used (a note of the accounting names it).
     multiple_matches : {"unanimous", "first", "last"}, default "unanimous"
-        With ``verdict_pattern``: what a text with several matches means.
+        With raw text: what a text with several matches means.
 
     Returns
     -------
@@ -381,6 +447,8 @@ def from_table(
         benchmark=benchmark,
         label_kind=label_kind,
         extractor=extractor,
+        find_pattern=verdict_pattern is None,
+        multiple_matches=multiple_matches,
     )
 
 
@@ -403,35 +471,66 @@ class _Failures:
         return ~self.mask
 
 
+def _raw_text(raw: pd.Series, vocab: Mapping[str, int], find: bool) -> bool:
+    """Say whether a verdict column holds raw judge text rather than verdict words.
+
+    Only when asked to choose (no pattern named): no value of the column is a verdict
+    word, and a named pattern finds a verdict in some of them.
+    """
+    if not find:
+        return False
+    _, uniques = codes_of(raw)
+    words = [u for u in uniques if u]
+    if not words or any(u.lower() in vocab for u in words):
+        return False
+    return any(
+        VerdictExtractor(name).extract(u).verdict != Verdict.INVALID
+        for name in PATTERNS
+        for u in words
+    )
+
+
 def _verdict_codes(
     raw: pd.Series,
     is_judgment: np.ndarray,
     vocab: Mapping[str, int],
     extractor: VerdictExtractor | None,
     fail: _Failures,
-) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+) -> tuple[np.ndarray, pd.Series | None, np.ndarray | None]:
     """Verdict codes (slots as ``_FIRST``/``_SECOND``), the match and a text hash."""
     if extractor is None:
-        text = raw.str.lower()
-        code = _lookup(text, vocab)
-        empty = (text == "").to_numpy()
+        code = _lookup(raw, vocab)
+        empty = _is(raw, "")
         fail(is_judgment & empty, "empty verdict; map '' in verdict_map (e.g. to 'invalid')")
         fail(
             is_judgment & np.isnan(code) & ~empty,
             lambda i: (
                 f"unknown verdict {raw.iat[i]!r}; map it with verdict_map="
-                " (command line: --verdict-map RAW=A|B|tie|invalid)"
+                " (command line: --verdict-map RAW=A|B|tie|invalid), or name the pattern"
+                " of raw judge text with verdict_pattern= (--verdict-pattern)"
             ),
         )
         return code, None, None
-    codes, uniques = pd.factorize(raw)
+    codes, uniques = codes_of(raw)
     found = extractor.extract_all(list(uniques))
     slots = {int(Verdict.A): _FIRST, int(Verdict.B): _SECOND}
     per_text = np.array([slots.get(int(v), int(v)) for v in found["verdict"]], dtype=float)
-    matched = found["match"].to_numpy(dtype=object)[codes]
+    matched = relabel(codes, found["match"].tolist(), raw.index)
     # The raw text is the judgment: two records that differ in it are not duplicates.
     digest = pd.util.hash_array(np.asarray(uniques, dtype=object)).view(np.int64)[codes]
     return per_text[codes], matched, digest
+
+
+def _choose_extractor(
+    path: Path, raw: pd.Series, line: np.ndarray, multiple: str
+) -> tuple[VerdictExtractor, Reject]:
+    """Return the extractor of the pattern that fits the texts best, and a note saying so."""
+    codes, uniques = codes_of(raw)
+    choice = choose_pattern(list(uniques), multiple=multiple)
+    first = first_rows(codes, len(uniques))
+    return VerdictExtractor(choice.pattern, multiple=multiple), Reject(
+        str(path), None, choice.describe(lambda i: f"line {int(line[first[i]])}")
+    )
 
 
 def parse_table(
@@ -445,14 +544,20 @@ def parse_table(
     benchmark: str | None = None,
     label_kind: str | None = None,
     extractor: VerdictExtractor | None = None,
+    find_pattern: bool = False,
+    multiple_matches: str = "unanimous",
     format_name: str = "table",
 ) -> Parsed:
     """Turn a loaded table (see :func:`load_table`) into a :class:`Parsed`.
 
     The arguments are those of :func:`from_table`; ``extractor`` finds verdicts in
-    raw text, and ``format_name`` names the importer in the accounting. Importers of
-    formats that are tables underneath (score files) build on this. Every check is a
-    column operation; only rejected rows are looked at one by one.
+    raw text; with ``find_pattern`` and no extractor, a verdict column of raw judge
+    text (no value a verdict word) is read with the named pattern that fits it best
+    (:func:`~judgestats.io.verdicts.choose_pattern`), and a note says which.
+    ``format_name`` names the importer in the accounting. Importers of formats that
+    are tables underneath (score files) build on this. Every check is a column
+    operation on the distinct values of a column (its categories); only rejected
+    rows are looked at one by one.
 
     Returns
     -------
@@ -485,44 +590,50 @@ def parse_table(
             f"{path}:1: required columns {cols['judge']!r} and {cols['verdict']!r} missing;"
             " map yours with columns={'judge': ..., 'verdict': ...}"
         )
+    n = len(df)
 
     def col(field: str, default: str = "") -> pd.Series:
         name = cols[field]
         if isinstance(name, str) and name in df:
             return df[name]
-        return pd.Series(default, index=df.index, dtype=str)
+        return _constant(default, n)
 
-    n = len(df)
+    notes: list[Reject] = []
+    line = df["_line"].to_numpy(dtype=np.int64)
     fail = _Failures(n)
-    default_bench = benchmark or path.stem
-    bench = col("benchmark")
-    bench = bench.where(bench != "", default_bench)
+    bench = _mapped(col("benchmark"), lambda b: b or benchmark or path.stem)
     judge = col("judge")
-    is_judgment = (judge != "").to_numpy() if has_judge else np.zeros(n, dtype=bool)
-    code, matched, digest = _verdict_codes(col("verdict"), is_judgment, vocab, extractor, fail)
+    is_judgment = ~_is(judge, "") if has_judge else np.zeros(n, dtype=bool)
+    raw = col("verdict")
+    if extractor is None and has_judge and _raw_text(raw, vocab, find_pattern):
+        extractor, note = _choose_extractor(path, raw, line, multiple_matches)
+        notes.append(note)
+    code, matched, digest = _verdict_codes(raw, is_judgment, vocab, extractor, fail)
 
     order_raw = col("order")
-    order = _lookup_text(order_raw.str.lower(), _ORDERS)
+    order = _mapped(order_raw, lambda o: _ORDERS.get(o.lower()))
     fail(
         is_judgment & order.isna().to_numpy(),
         lambda i: f"unknown order {order_raw.iat[i]!r}; use AB/BA (original/swapped)",
     )
     run_raw = col("run")
-    run = _by_value(run_raw.where(run_raw != "", "0"), _run_index, float)
+    run = _by_value(run_raw, lambda r: _run_index(r or "0"), float)
     fail(
         is_judgment & np.isnan(run),
         lambda i: f"run {run_raw.iat[i]!r} is not a non-negative integer (at most {MAX_RUN})",
     )
     lengths = {}
     for f in ("length_a", "length_b"):
-        raw = col(f)
-        num = _by_value(raw, _number, float)
-        fail(np.isinf(num), lambda i, raw=raw, f=f: f"{f} {raw.iat[i]!r} is not a finite number")
+        raw_length = col(f)
+        num = _by_value(raw_length, _number, float)
+        fail(
+            np.isinf(num),
+            lambda i, r=raw_length, f=f: f"{f} {r.iat[i]!r} is not a finite number",
+        )
         lengths[f] = np.where(np.isinf(num), np.nan, num)
-    kinds = col("label_kind", label_kind or "")
-    kinds = kinds.where(kinds != "", label_kind or "")
+    kinds = _mapped(col("label_kind"), lambda k: k or label_kind or "")
     fail(
-        ~kinds.isin([*LABEL_KINDS, ""]).to_numpy(),
+        ~_by_value(kinds, lambda k: k in (*LABEL_KINDS, ""), bool),
         lambda i: f"label_kind {kinds.iat[i]!r} not in {LABEL_KINDS}",
     )
     # Presented frame: the slot named is converted with the order shown.
@@ -532,23 +643,21 @@ def parse_table(
     else:
         slot_first, slot_second = code == _FIRST, code == _SECOND
     fail(
-        is_judgment
-        & (slot_first | slot_second)
-        & (order == "unknown").to_numpy(dtype=bool, na_value=False),
+        is_judgment & (slot_first | slot_second) & _is(order, "unknown"),
         "verdict names a presentation slot but the order is unknown",
     )
-    first_is_a = (order == "AB").to_numpy(dtype=bool, na_value=False)
+    first_is_a = _is(order, "AB")
     converted = np.where(slot_first, np.where(first_is_a, Verdict.A, Verdict.B), code)
     converted = np.where(slot_second, np.where(first_is_a, Verdict.B, Verdict.A), converted)
 
     human: dict[str, np.ndarray] = {}
     for hc in human_cols:
         if hc in df:
-            raw = df[hc]
-            hcode = _lookup(raw.str.lower(), vocab)
+            given = df[hc]
+            hcode = _lookup(given, vocab)
             fail(
-                np.isnan(hcode) & (raw != "").to_numpy(),
-                lambda i, raw=raw, hc=hc: f"unknown human label in {hc!r}: {raw.iat[i]!r}",
+                np.isnan(hcode) & ~_is(given, ""),
+                lambda i, g=given, hc=hc: f"unknown human label in {hc!r}: {g.iat[i]!r}",
             )
             fail(
                 np.isin(hcode, [_FIRST, _SECOND, Verdict.INVALID]),
@@ -560,40 +669,33 @@ def parse_table(
     )
     fail(~is_judgment & ~has_label, "no judge/verdict and no human label: nothing to import")
     key = col("item")
-    fail((key == "").to_numpy(), "empty item key")
-    items = bench + "/" + key  # item_id(), as a column operation
+    fail(_is(key, ""), "empty item key")
+    items = _join_items(bench, key)  # item_id() per distinct (benchmark, key)
     ok = fail.ok
-    line = df["_line"].to_numpy(dtype=np.int64)
     jmask = ok & is_judgment
     judgments = pd.DataFrame(
         {
-            "judge": judge[jmask],
-            "item": items[jmask],
-            "order": order[jmask],
+            "judge": judge[jmask].array,
+            "item": items[jmask].array,
+            "order": order[jmask].array,
             "run": run[jmask].astype(np.int64),
             "verdict": converted[jmask].astype(np.int8),
             "line": line[jmask],
-        },
-        index=df.index[jmask],
-    ).reset_index(drop=True)
+        }
+    )
     if matched is not None and digest is not None:
-        judgments["match"] = matched[jmask].astype(str)
+        judgments["match"] = matched[jmask].array
         judgments["_text"] = digest[jmask]
-    rater_col = col("rater")
     default_rater = "gold" if (label_kind == "correctness") else "human"
+    raters = _mapped(col("rater"), lambda r: r or default_rater)
     label_frames = []
     for hc, hcode in human.items():
         m = ok & ~np.isnan(hcode)
-        if len(human_cols) > 1:
-            rater: Any = hc
-        else:
-            given = rater_col[m]
-            rater = given.where(given != "", default_rater).to_numpy(dtype=object)
         label_frames.append(
             pd.DataFrame(
                 {
-                    "item": items[m].to_numpy(dtype=object),
-                    "rater": rater,
+                    "item": items[m].array,
+                    "rater": hc if len(human_cols) > 1 else raters[m].array,
                     "label": hcode[m].astype(np.int8),
                     "line": line[m],
                     "counted": ~is_judgment[m],
@@ -601,26 +703,40 @@ def parse_table(
             )
         )
     labels = pd.concat(label_frames, ignore_index=True) if label_frames else Parsed("", "").labels
-    kind_default = "unlabelled"  # read_logs infers it (judgestats.io.label_kinds)
+    meta = {
+        "item": items,
+        "benchmark": bench,
+        "category": col("category"),
+        # An unlabelled kind is inferred by read_logs (judgestats.io.label_kinds).
+        "label_kind": _mapped(kinds, lambda k: k or "unlabelled"),
+        "model_a": col("model_a"),
+        "model_b": col("model_b"),
+    }
+    # A row that repeats an earlier row's metadata says nothing new: the first value
+    # of each item and every differing value (with its first line) are kept. Compared
+    # on codes: of the text columns, and of the lengths' raw text (equal text, equal
+    # length; "3" and "3.0" stay two rows, which drops nothing).
+    rows = np.flatnonzero(ok)
+    described = flat_key(
+        [codes_of(c)[0][rows] + 1 for c in meta.values()]
+        + [codes_of(col(f))[0][rows] + 1 for f in ("length_a", "length_b")]
+    )
+    rows = rows[~duplicated(described)]
     item_meta = pd.DataFrame(
         {
-            "item": items,
-            "benchmark": bench,
-            "category": col("category"),
-            "label_kind": kinds.where(kinds != "", pd.Series(kind_default, index=df.index)),
-            "length_a": lengths["length_a"],
-            "length_b": lengths["length_b"],
-            "model_a": col("model_a"),
-            "model_b": col("model_b"),
-            "line": line,
+            **{name: c.iloc[rows].array for name, c in meta.items()},
+            "length_a": lengths["length_a"][rows],
+            "length_b": lengths["length_b"][rows],
+            "line": line[rows],
         }
-    )[ok]
-    # An item's label kind is its labelled rows' kind: label-less rows must not win.
+    )
+    # An item's label kind is its labelled rows' kind: label-less rows must not win
+    # (rows of one metadata share one kind, so sorting after the merge is the same).
     item_meta = item_meta.sort_values("label_kind", key=lambda s: s == "unlabelled", kind="stable")
     rejects += [Reject(str(path), int(line[i]), why) for i, why in sorted(fail.reasons.items())]
     # Read = judgments + label-only records + rejects (a row with a judge counts once,
     # the label it carries is item metadata).
-    return Parsed(str(path), format_name, judgments, labels, item_meta, rejects)
+    return Parsed(str(path), format_name, judgments, labels, item_meta, rejects, notes=notes)
 
 
 class TableImporter:
@@ -647,4 +763,5 @@ class TableImporter:
         return from_table(path, **options)
 
 
-register(TableImporter())
+#: The importer of generic long tables.
+IMPORTER = TableImporter()

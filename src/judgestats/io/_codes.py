@@ -1,0 +1,128 @@
+"""Columns as integer codes: the readers' representation of repeated text.
+
+A log repeats few values (judges, items, orders, verdict words) over many rows. The
+readers keep such columns as pandas categoricals (dictionary-encoded, as pyarrow
+reads them): every check and lookup runs once per distinct value, and merging and
+deduplication compare integers. No Python object is made per row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "codes_of",
+    "duplicated",
+    "factorize",
+    "first_rows",
+    "flat_key",
+    "relabel",
+    "values_of",
+]
+
+
+def codes_of(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
+    """Return the integer codes of a column and its distinct values (-1: missing).
+
+    A categorical's codes are taken as they are; any other column is factorised.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        cat = values.array if isinstance(values, pd.Series) else values
+        return np.asarray(cat.codes, dtype=np.int64), cat.categories
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    return codes.astype(np.int64), pd.Index(uniques)
+
+
+def values_of(uniques: pd.Index) -> np.ndarray:
+    """Return the distinct values of a column (:func:`codes_of`) as Python strings."""
+    values = np.asarray(uniques, dtype=object)
+    if all(isinstance(v, str) for v in values):
+        return values
+    # Never through numpy's fixed-width text, which drops trailing NUL characters.
+    out = np.empty(len(values), dtype=object)
+    out[:] = [str(v) for v in values]
+    return out
+
+
+def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = None) -> pd.Series:
+    """Return a categorical whose row ``i`` is ``labels[codes[i]]`` (-1: missing).
+
+    Equal labels become one category, so that the codes stay one per distinct value;
+    a label ``None`` is missing.
+    """
+    new, uniques = pd.factorize(pd.Index(list(labels), dtype=object), use_na_sentinel=True)
+    taken = np.append(new, -1)[codes]
+    categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
+    return pd.Series(
+        pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index
+    )
+
+
+def flat_key(codes: Sequence[np.ndarray]) -> np.ndarray:
+    """Return one integer per row, equal for two rows iff all their codes are equal.
+
+    Parameters
+    ----------
+    codes : sequence of numpy.ndarray
+        Non-negative integer codes, one array per column, all of one length.
+    """
+    sizes = [int(c.max()) + 1 if len(c) else 1 for c in codes]
+    if float(np.prod([float(s) for s in sizes])) < 2**62:
+        return np.ravel_multi_index(tuple(codes), sizes)
+    frame = pd.DataFrame(dict(enumerate(codes)))
+    return frame.groupby(list(range(len(codes)))).ngroup().to_numpy()
+
+
+def first_rows(codes: np.ndarray, n: int) -> np.ndarray:
+    """Return, for each of the codes ``0 .. n - 1``, the first row holding it (-1: none)."""
+    first = np.full(n, -1, dtype=np.int64)
+    present, at = np.unique(codes, return_index=True)
+    keep = present >= 0
+    first[present[keep]] = at[keep]
+    return first
+
+
+def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.ndarray:
+    """Return which rows repeat an earlier row's key (``keep="first"``), or any other's.
+
+    Parameters
+    ----------
+    key : numpy.ndarray
+        Non-negative integer keys (:func:`flat_key`).
+    keep : {"first", False}
+        ``"first"``: every occurrence but the first is a duplicate; ``False``: every
+        occurrence of a repeated key.
+    """
+    n = len(key)
+    if n == 0 or int(key.max()) > 8 * n + 1024:  # sparse keys: hash them
+        return pd.Series(key).duplicated(keep=keep).to_numpy()
+    if keep is False:
+        return np.bincount(key)[key] > 1
+    first = np.full(int(key.max()) + 1, n, dtype=np.int64)
+    rows = np.arange(n, dtype=np.int64)
+    np.minimum.at(first, key, rows)
+    return first[key] != rows
+
+
+def factorize(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return codes and distinct values of non-negative integer keys, in order of appearance.
+
+    As :func:`pandas.factorize`, without hashing when the keys are dense (at most a few
+    times as many possible values as rows): the first row of each key is found by
+    indexing, and only the distinct keys are sorted.
+    """
+    n = len(key)
+    if n == 0 or int(key.max()) > 8 * n + 1024:
+        codes, uniques = pd.factorize(key)
+        return codes.astype(np.int64), np.asarray(uniques)
+    first = np.full(int(key.max()) + 1, n, dtype=np.int64)
+    np.minimum.at(first, key, np.arange(n, dtype=np.int64))
+    present = np.flatnonzero(first < n)
+    uniques = present[np.argsort(first[present], kind="stable")]
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[uniques] = np.arange(len(uniques))
+    return rank[key], uniques

@@ -1,0 +1,39 @@
+"""Integer-code helpers of the readers, against pandas as the oracle (dense and sparse keys)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgestats.io.kit import duplicated, factorize, first_rows, flat_key
+
+
+@pytest.mark.parametrize("high", [5, 1000, 10**12])  # dense, dense, sparse (hashed)
+def test_factorize_and_duplicated_match_pandas(high):
+    key = np.random.default_rng(7).integers(0, high, size=3000)
+    codes, uniques = factorize(key)
+    want_codes, want_uniques = pd.factorize(key)
+    assert codes.tolist() == want_codes.tolist()
+    assert np.asarray(uniques).tolist() == np.asarray(want_uniques).tolist()
+    series = pd.Series(key)
+    assert duplicated(key).tolist() == series.duplicated(keep="first").tolist()
+    assert duplicated(key, keep=False).tolist() == series.duplicated(keep=False).tolist()
+
+
+def test_flat_key_is_equal_exactly_when_all_codes_are():
+    rng = np.random.default_rng(3)
+    columns = [rng.integers(0, n, size=2000) for n in (4, 50, 3)]
+    flat = flat_key(columns)
+    rows = pd.DataFrame(dict(enumerate(columns)))
+    assert pd.Series(flat).duplicated().tolist() == rows.duplicated().tolist()
+    # Too many combinations for one integer: still one key per distinct row.
+    huge = [rng.integers(0, 2**40, size=500) % 7 * 2**38 for _ in range(3)]
+    flat = flat_key(huge)
+    rows = pd.DataFrame(dict(enumerate(huge)))
+    assert pd.Series(flat).duplicated().tolist() == rows.duplicated().tolist()
+
+
+def test_first_rows():
+    codes = np.array([2, 0, 2, -1, 0, 3])
+    assert first_rows(codes, 5).tolist() == [1, -1, 0, 5, -1]
