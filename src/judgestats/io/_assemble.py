@@ -15,6 +15,7 @@ import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -143,7 +144,8 @@ def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
     values = [values_of(u) for _, u in parts]
     categories = pd.Index(pd.unique(np.concatenate(values)) if values else [], dtype="str")
     codes = [
-        np.append(categories.get_indexer(v), -1)[c] for (c, _), v in zip(parts, values, strict=True)
+        np.append(categories.get_indexer(pd.Index(v)), -1)[c]
+        for (c, _), v in zip(parts, values, strict=True)
     ]
     merged = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
     return pd.Categorical.from_codes(merged, categories=categories, validate=False)
@@ -167,7 +169,7 @@ def _stack(
     for c in coded:
         out[c] = _union([f[c] for f in frames])
     names = pd.Index(list(dict.fromkeys(files)), dtype="str")
-    which = np.repeat(names.get_indexer(list(files)), [len(f) for f in frames])
+    which = np.repeat(names.get_indexer(pd.Index(list(files))), [len(f) for f in frames])
     out["file"] = pd.Categorical.from_codes(which, categories=names)
     return out
 
@@ -287,7 +289,7 @@ def _appearance(*columns: pd.Series) -> list[str]:
 def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
     """Position in ``index`` of every row's value (looked up once per distinct value)."""
     codes, uniques = codes_of(values)
-    return np.append(index.get_indexer(values_of(uniques)), -1)[codes]
+    return np.append(index.get_indexer(pd.Index(values_of(uniques))), -1)[codes]
 
 
 def _per_file(files: pd.Series) -> Counter[str]:
@@ -340,7 +342,7 @@ def _py(value: object) -> object:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _line(value: object) -> int | None:
+def _line(value: Any) -> int | None:
     return None if value is None or pd.isna(value) else int(value)
 
 
@@ -360,7 +362,7 @@ def _metadata_notes(given: pd.DataFrame, name: str) -> list[Reject]:
         ) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         notes.append(
             Reject(
-                kept.file,
+                str(kept.file),
                 _line(kept.line),
                 f"item {item!r}: {name} {_py(kept[1])!r} is kept; other records give {shown}",
             )
@@ -428,7 +430,7 @@ def _check_size(jt: pd.DataFrame, n_judges: int, n_items: int, n_orders: int) ->
     if jt.empty:
         return 1
     at = int(jt["run"].to_numpy().argmax())
-    runs = int(jt["run"].iat[at]) + 1
+    runs = int(jt["run"].to_numpy()[at]) + 1
     cells = n_judges * n_items * n_orders * runs
     if cells > MAX_CELLS:  # the module attribute, so that it can be lowered
         row = jt.iloc[at]

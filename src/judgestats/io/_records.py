@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import pandas as pd
 
@@ -150,6 +150,10 @@ def text_length(value: Any) -> float:
     return math.nan
 
 
+@overload
+def code_of(value: Any, table: Mapping[str, Verdict], default: Verdict) -> Verdict: ...
+@overload
+def code_of(value: Any, table: Mapping[str, Verdict], default: None = None) -> Verdict | None: ...
 def code_of(
     value: Any, table: Mapping[str, Verdict], default: Verdict | None = None
 ) -> Verdict | None:
@@ -305,7 +309,7 @@ class Collector:
         Any other exception propagates: a ``KeyError`` or ``TypeError`` there is a bug
         of the importer, to be fixed there, not a fault of the record.
         """
-        tables = (self._judgments, self._labels, self._items, self.rejects)
+        tables: tuple[list[Any], ...] = (self._judgments, self._labels, self._items, self.rejects)
         marks = [len(t) for t in tables]
         try:
             yield
@@ -317,7 +321,7 @@ class Collector:
 
     def parsed(self) -> Parsed:
         """Return the file's :class:`Parsed`."""
-        tables: dict[str, pd.DataFrame] = {}
+        tables: dict[str, Any] = {}
         if self._judgments:
             tables["judgments"] = pd.DataFrame.from_records(self._judgments)
         for name, rows in (("labels", self._labels), ("items", self._items)):

@@ -46,6 +46,12 @@ __all__ = [
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 _WS = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_ws(text: str, i: int) -> int:
+    """Return the position of the first non-blank character at or after ``i``."""
+    m = _WS.match(text, i)
+    return m.end() if m else i
 #: Characters standing for undecodable bytes after ``errors="surrogateescape"``.
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 #: Byte-order marks of the encodings read besides UTF-8, longest first.
@@ -262,7 +268,7 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
     """
     text = read_bytes(path).decode("utf-8", errors="surrogateescape")
     numbers = _Numbers()
-    i = _WS.match(text, 0).end()
+    i = _skip_ws(text, 0)
     if text[i : i + 1] != "[":
         raise LogFormatError(
             f"{path}:{text.count(chr(10), 0, i) + 1}: expected a JSON array of records"
@@ -271,7 +277,7 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
     i += 1
     line, pos = 1, 0
     while True:
-        i = _WS.match(text, i).end()
+        i = _skip_ws(text, i)
         line += text.count("\n", pos, i)
         pos = i
         if text[i : i + 1] == "]":
@@ -310,7 +316,7 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
                 line,
                 Reject(str(path), line, f"expected a JSON object, found {type(obj).__name__}"),
             )
-        i = _WS.match(text, end).end()
+        i = _skip_ws(text, end)
         if text[i : i + 1] == ",":
             i += 1
         elif text[i : i + 1] != "]":
@@ -354,11 +360,11 @@ def first_record(path: Path, limit: int = 1 << 24) -> dict[str, Any] | None:
         return None
     while True:
         text = sniff_text(path, size)
-        i = _WS.match(text, 0).end()
+        i = _skip_ws(text, 0)
         obj: Any = None
         try:
             if text[i : i + 1] == "[":
-                obj, _ = decoder.raw_decode(text, _WS.match(text, i + 1).end())
+                obj, _ = decoder.raw_decode(text, _skip_ws(text, i + 1))
             elif text[i : i + 1] == "{":
                 end = text.find("\n", i)
                 obj = decoder.decode(text[i:] if end < 0 else text[i:end])

@@ -103,7 +103,8 @@ def _model_record(col: Collector, rec: dict[str, Any], line: int, *, benchmark: 
     col.item(item, benchmark=benchmark, model_a=a, model_b=b)
     for game, order in (("g1", "AB"), ("g2", "BA")):
         with col.record(line, f"{game}: "):
-            verdict = int(_winner(rec, f"{game}_winner", _MODEL_WINNERS, Verdict.INVALID))
+            won = _winner(rec, f"{game}_winner", _MODEL_WINNERS, Verdict.INVALID)
+            verdict = int(Verdict.INVALID if won is None else won)
             if flipped:
                 verdict, order = swap_ab(verdict), ("BA" if order == "AB" else "AB")
             col.judgment(judge, item, order, 0, verdict, line)

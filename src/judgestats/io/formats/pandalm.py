@@ -104,7 +104,8 @@ def _find_testset(path: Path) -> Path | None:
         if p != path and p.suffix.lower() in JSON_SUFFIXES and _is_testset(first_record(p))
     ]
     named = [p for p in candidates if path.stem.endswith(p.stem)]
-    return (named or candidates or [None])[0]
+    found = named or candidates
+    return found[0] if found else None
 
 
 def _judge_name(path: Path, testset: Path | None, field: str) -> str:

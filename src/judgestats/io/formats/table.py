@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -452,6 +453,14 @@ def from_table(
     )
 
 
+def _not_finite(field: str, raw: pd.Series, i: int) -> str:
+    return f"{field} {raw.iat[i]!r} is not a finite number"
+
+
+def _unknown_label(column: str, given: pd.Series, i: int) -> str:
+    return f"unknown human label in {column!r}: {given.iat[i]!r}"
+
+
 class _Failures:
     """Rows rejected so far, each with the first reason found for it."""
 
@@ -628,7 +637,7 @@ def parse_table(
         num = _by_value(raw_length, _number, float)
         fail(
             np.isinf(num),
-            lambda i, r=raw_length, f=f: f"{f} {r.iat[i]!r} is not a finite number",
+            partial(_not_finite, f, raw_length),
         )
         lengths[f] = np.where(np.isinf(num), np.nan, num)
     kinds = _mapped(col("label_kind"), lambda k: k or label_kind or "")
@@ -657,7 +666,7 @@ def parse_table(
             hcode = _lookup(given, vocab)
             fail(
                 np.isnan(hcode) & ~_is(given, ""),
-                lambda i, g=given, hc=hc: f"unknown human label in {hc!r}: {g.iat[i]!r}",
+                partial(_unknown_label, hc, given),
             )
             fail(
                 np.isin(hcode, [_FIRST, _SECOND, Verdict.INVALID]),
