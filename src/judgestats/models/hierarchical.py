@@ -120,6 +120,11 @@ class HierarchicalConfig:
         Concentration of the Dirichlet process that the items of each tree's novel
         leaf follow (see :mod:`judgestats.models.prior`); the novel leaf's mass itself
         is a split of the tree like any other.
+    prior_scale : float, default 1.0
+        Multiplies the scale of every prior that sets how strongly judges are pooled
+        (``trait_sigma``, ``log_kappa_sigma`` and ``log_kappa_spread``): 0.5 and 2
+        show how much the posterior depends on them (``fit --prior-scale``;
+        ``benchmarks/bench_prior_sensitivity.py``).
     """
 
     draws: int = 1000
@@ -134,8 +139,11 @@ class HierarchicalConfig:
     trait_sigma: float = 1.0
     cores: int = 2
     prior: float = DEFAULT_CONCENTRATION
+    prior_scale: float = 1.0
 
     def __post_init__(self) -> None:
+        if not (self.prior_scale > 0 and np.isfinite(self.prior_scale)):
+            raise ValueError(f"prior_scale={self.prior_scale!r}; must be a positive number")
         if min(self.draws, self.tune, self.chains, self.cores) < 1:
             raise ValueError("draws, tune, chains and cores must all be >= 1")
         if not 0 < self.target_accept < 1:
@@ -400,8 +408,9 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig):
     with pm.Model() as model:
         eta = pm.Normal("eta", 0.0, config.eta_sigma, shape=lay.n_splits)
         cell_benchmark = np.asarray([b for b, _ in lay.cells], dtype=np.int64)
+        scale = config.prior_scale
         trait_sd = pm.HalfNormal(
-            "trait_sd", config.trait_sigma, shape=(len(data.benchmarks), len(TRAITS))
+            "trait_sd", scale * config.trait_sigma, shape=(len(data.benchmarks), len(TRAITS))
         )[cell_benchmark]
         trait = pm.Deterministic("trait", _traits(lay, trait_sd))
         shift = (trait[:, lay.split_cell, :] * lay.loadings).sum(-1)  # (judge, split)
@@ -411,9 +420,12 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig):
         # show how much judges differ, and borrows that from the level. Such splits
         # are many and weakly informed, so the non-centred form is used here.
         level_mean = pm.Normal(
-            "log_kappa_level", config.log_kappa_mu, config.log_kappa_sigma, shape=len(LEVELS)
+            "log_kappa_level",
+            config.log_kappa_mu,
+            scale * config.log_kappa_sigma,
+            shape=len(LEVELS),
         )
-        level_sd = pm.HalfNormal("log_kappa_sd", config.log_kappa_spread)
+        level_sd = pm.HalfNormal("log_kappa_sd", scale * config.log_kappa_spread)
         z = pm.Normal("log_kappa_z", 0.0, 1.0, shape=lay.n_splits)
         raw = level_mean[lay.split_level] + level_sd * z
         # Softly bounded to |log kappa| < 12: beyond exp(12) pooling is complete anyway,
