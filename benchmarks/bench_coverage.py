@@ -81,12 +81,18 @@ def fitter(tier: str, cores: int, prior_scale: float = 1.0):
     return lambda ds, seed: HierarchicalModel(cfg).fit(ds, random_seed=seed)
 
 
+def _progress(seed, hits, seconds):
+    share = {q: np.nanmean(h[0.95]) for q, h in hits.items()}
+    text = " ".join(f"{q} {v:.2f}" for q, v in share.items())
+    print(f"  seed {seed} ({seconds:.0f} s), 95% coverage: {text}", flush=True)
+
+
 def replicates(tiers, n, cores, first_seed):
     cfg = shared_difficulty_cohort()
     seeds = range(first_seed, first_seed + n)
     results = {}
     for tier in tiers:
-        res = replicate_coverage(cfg, fitter(tier, cores), seeds)
+        res = replicate_coverage(cfg, fitter(tier, cores), seeds, progress=_progress)
         results[tier] = res
         table = coverage_table(res)
         print(f"\n{tier} tier: {res.n_replicates} replicates, {res.seconds.mean():.1f} s per fit")

@@ -244,6 +244,7 @@ def replicate_coverage(
     fit: Callable[[object, int], xr.DataTree],
     seeds: Sequence[int],
     probs: Sequence[float] = (0.9, 0.95),
+    progress: Callable[[int, dict[str, dict[float, np.ndarray]], float], None] | None = None,
 ) -> ReplicateCoverage:
     """Fit a model on replicate datasets of one cohort and record what its intervals cover.
 
@@ -257,6 +258,9 @@ def replicate_coverage(
     seeds : sequence of int
         One replicate per seed (the data seed; the fit gets the same seed).
     probs : sequence of float, default (0.9, 0.95)
+    progress : callable, optional
+        Called after each replicate with its seed, its hits (as in
+        :func:`interval_hits`) and the fit's seconds.
 
     Returns
     -------
@@ -278,6 +282,8 @@ def replicate_coverage(
         post = tree["posterior"].to_dataset()
         hits = interval_hits(post, true, probs)
         above.append(p_above(post))
+        if progress is not None:
+            progress(int(seed), hits, seconds[-1])
         for q, by_prob in hits.items():
             for p, h in by_prob.items():
                 per.setdefault(q, {}).setdefault(p, []).append(h)
