@@ -98,12 +98,12 @@ def replicates(tiers, n, cores, first_seed):
         print(f"\n{tier} tier: {res.n_replicates} replicates, {res.seconds.mean():.1f} s per fit")
         print(
             f"{'quantity':<12s} {'prob':>5s} {'mean':>7s} {'sd':>7s} {'mc err':>7s} "
-            f"{'min cell':>8s} {'cells':>5s}"
+            f"{'min cell':>8s} {'z sd':>6s} {'cells':>5s}"
         )
         for row in table.itertuples():
             print(
                 f"{row.quantity:<12s} {row.prob:5.2f} {row.mean:7.3f} {row.sd:7.3f} "
-                f"{row.mc_error:7.3f} {row.min_cell:8.2f} {row.cells:5d}"
+                f"{row.mc_error:7.3f} {row.min_cell:8.2f} {row.z_sd:6.2f} {row.cells:5d}"
             )
     if len(results) == 2:
         a, b = (results[t].p_above for t in tiers)

@@ -45,6 +45,7 @@ __all__ = [
     "p_above",
     "replicate_coverage",
     "shared_difficulty_cohort",
+    "z_scores",
 ]
 
 #: Metrics whose intervals are checked per judge × benchmark.
@@ -193,6 +194,41 @@ def interval_hits(
     return out
 
 
+def z_scores(posterior: xr.Dataset, truth: xr.Dataset) -> dict[str, np.ndarray]:
+    """Return ``(posterior mean - truth) / posterior sd`` per cell of the continuous quantities.
+
+    Over replicates their sd is about 1 when the posterior sd matches the sampling
+    spread of the posterior mean; above 1, intervals are too narrow (or biased);
+    below 1, too wide (a difference of judges modelled as independent, for one).
+
+    Parameters
+    ----------
+    posterior, truth : xarray.Dataset
+        As in :func:`interval_hits`.
+
+    Returns
+    -------
+    dict of str to ndarray
+        The metrics of :data:`METRIC_QUANTITIES` ``(judge, benchmark)`` and
+        ``kappa_diff`` ``(benchmark, pair)``.
+    """
+    t = truth.sel(judge=posterior["judge"], benchmark=posterior["benchmark"])
+
+    def z(draws: np.ndarray, true: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.nanmean(draws, 0) - true) / np.nanstd(draws, 0)
+
+    out = {}
+    for q in METRIC_QUANTITIES:
+        d = _draws(posterior[q].transpose(*_SAMPLE, "judge", "benchmark"))
+        out[q] = z(d, t[q].transpose("judge", "benchmark").values)
+    kappa = _draws(posterior["kappa"].transpose(*_SAMPLE, "benchmark", "judge"))
+    i, j = np.array(list(combinations(range(kappa.shape[-1]), 2))).T
+    true_kappa = t["kappa"].transpose("benchmark", "judge").values
+    out["kappa_diff"] = z(kappa[..., i] - kappa[..., j], true_kappa[:, i] - true_kappa[:, j])
+    return out
+
+
 def p_above(posterior: xr.Dataset) -> np.ndarray:
     """Return P(judge i ranked above judge j by kappa) per benchmark and judge pair.
 
@@ -227,11 +263,14 @@ class ReplicateCoverage:
         P(judge i ranked above judge j), ``(replicate, benchmark, pair)``.
     seconds : ndarray
         Time of each fit.
+    z : dict of str to ndarray
+        :func:`z_scores` per quantity, ``(replicate, *cells)``.
     """
 
     hits: dict[str, dict[float, np.ndarray]]
     p_above: np.ndarray
     seconds: np.ndarray
+    z: dict[str, np.ndarray]
 
     @property
     def n_replicates(self) -> int:
@@ -273,7 +312,7 @@ def replicate_coverage(
 
     true = exact_truth(config)
     per: dict[str, dict[float, list[np.ndarray]]] = {}
-    above, seconds = [], []
+    above, seconds, zs = [], [], []
     for seed in seeds:
         ds = simulate(config, random_seed=int(seed)).dataset
         start = time.perf_counter()
@@ -282,13 +321,15 @@ def replicate_coverage(
         post = tree["posterior"].to_dataset()
         hits = interval_hits(post, true, probs)
         above.append(p_above(post))
+        zs.append(z_scores(post, true))
         if progress is not None:
             progress(int(seed), hits, seconds[-1])
         for q, by_prob in hits.items():
             for p, h in by_prob.items():
                 per.setdefault(q, {}).setdefault(p, []).append(h)
     stacked = {q: {p: np.stack(v) for p, v in d.items()} for q, d in per.items()}
-    return ReplicateCoverage(stacked, np.stack(above), np.asarray(seconds))
+    z = {q: np.stack([r[q] for r in zs]) for q in zs[0]} if zs else {}
+    return ReplicateCoverage(stacked, np.stack(above), np.asarray(seconds), z)
 
 
 def coverage_table(result: ReplicateCoverage) -> pd.DataFrame:
@@ -304,7 +345,8 @@ def coverage_table(result: ReplicateCoverage) -> pd.DataFrame:
         One row per quantity and interval probability: ``mean`` (over replicates of
         the share of cells covered), ``sd`` (across replicates), ``mc_error`` (``sd /
         sqrt(replicates)``), ``min_cell`` (the smallest share of replicates in which
-        one cell is covered), ``cells`` and ``replicates``.
+        one cell is covered), ``z_sd`` (sd of the :func:`z_scores` over replicates
+        and cells; NaN for integer-valued quantities), ``cells`` and ``replicates``.
     """
     rows = []
     for q, by_prob in result.hits.items():
@@ -322,6 +364,7 @@ def coverage_table(result: ReplicateCoverage) -> pd.DataFrame:
                     "sd": sd,
                     "mc_error": sd / np.sqrt(r),
                     "min_cell": float(np.nanmin(per_cell)),
+                    "z_sd": float(np.nanstd(result.z[q])) if q in result.z else float("nan"),
                     "cells": int(np.isfinite(flat[0]).sum()),
                     "replicates": r,
                 }
