@@ -69,8 +69,14 @@ true metrics (Monte Carlo error 0.013-0.022, z-score sd 1.04-1.23: too narrow
 for the extreme judges, which are pooled toward the others) and 0.94 of the
 kappa differences between two judges, and its P(judge i ranked above judge j)
 differs from the exact tier's paired bootstrap by 0.06 in the median pair, up to
-0.20. ``prior_scale`` multiplies every pooling prior's scale, to show how much
-the posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
+0.20. Most of that gap is in the margins, not the pairing: with each judge's draws
+reordered to the dependence of the exact tier's shared item weights
+(``benchmarks/bench_pairing.py``, 6 replicates) the gap stays at 0.057 (median)
+and 0.179 (largest), so a model of shared items has to come with less pooling of
+the extreme judges to bring the tiers together.
+
+``prior_scale`` multiplies every pooling prior's scale, to show how much the
+posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
 """
 
 from __future__ import annotations
