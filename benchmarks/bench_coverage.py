@@ -1,20 +1,42 @@
-"""Coverage of the 95% intervals of both model tiers against the simulator's exact truth.
+"""Coverage of the intervals of both model tiers against the simulator's exact truth.
 
-Run: ``.venv/bin/python benchmarks/bench_coverage.py``. Prints, per cohort and tier, the
-share of (judge, benchmark, quantity) cells whose interval holds the true value.
-Cohorts: the hand-set seed-002 preset (21 judges, deliberately extreme ones) and
-an exchangeable cohort of 8 judges drawn from one population.
+Two parts:
+
+``--single`` (the earlier figure)
+    Per cohort and tier, the share of (judge, benchmark, quantity) cells of one
+    simulated dataset whose 95% interval holds the true value. Cohorts: the
+    hand-set seed-002 preset and an exchangeable cohort of 8 judges.
+default: coverage over replicates
+    On :func:`judgestats.simulate.coverage.shared_difficulty_cohort` (8 judges, 3
+    benchmarks of 150-300 items, shared item difficulty, label noise, two
+    near-deterministic position-biased judges), each tier is fitted on
+    ``--replicates`` datasets (different data seeds, one fixed truth). Per quantity
+    and interval probability: the mean over replicates of the share of cells
+    covered, its sd across replicates, the Monte Carlo error of the mean and the
+    smallest per-cell coverage. Also the largest difference between the tiers'
+    P(judge i ranked above judge j), averaged over replicates.
+
+Run::
+
+    .venv/bin/python benchmarks/bench_coverage.py --tier exact --replicates 20
+    .venv/bin/python benchmarks/bench_coverage.py --tier hierarchical --replicates 10
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
 
-from judgestats.models import ExactModel, HierarchicalModel, summarize
+from judgestats.models import ExactModel, HierarchicalConfig, HierarchicalModel, summarize
 from judgestats.models.summary import REPORTED
 from judgestats.simulate import exchangeable_cohort, seed002_cohort, simulate
+from judgestats.simulate.coverage import (
+    coverage_table,
+    replicate_coverage,
+    shared_difficulty_cohort,
+)
 from judgestats.tally import tally
 
 # |P(first) - 0.5| is biased away from a truth near 0; P(first) is checked instead
@@ -34,7 +56,7 @@ def coverage(tree, truth):
     return hit[ok].mean(), int(ok.sum())
 
 
-def main():
+def single():
     cohorts = {
         "seed-002 preset": simulate(seed002_cohort(), random_seed=1),
         "exchangeable, 8 judges": simulate(exchangeable_cohort(8, random_seed=21), random_seed=22),
@@ -50,6 +72,66 @@ def main():
                 f"  ({time.perf_counter() - start:.1f} s)",
                 flush=True,
             )
+
+
+def fitter(tier: str, cores: int, prior_scale: float = 1.0):
+    if tier == "exact":
+        return lambda ds, seed: ExactModel().fit(ds, random_seed=seed)
+    cfg = HierarchicalConfig(cores=cores, chains=2)
+    return lambda ds, seed: HierarchicalModel(cfg).fit(ds, random_seed=seed)
+
+
+def _progress(seed, hits, seconds):
+    share = {q: np.nanmean(h[0.95]) for q, h in hits.items()}
+    text = " ".join(f"{q} {v:.2f}" for q, v in share.items())
+    print(f"  seed {seed} ({seconds:.0f} s), 95% coverage: {text}", flush=True)
+
+
+def replicates(tiers, n, cores, first_seed):
+    cfg = shared_difficulty_cohort()
+    seeds = range(first_seed, first_seed + n)
+    results = {}
+    for tier in tiers:
+        res = replicate_coverage(cfg, fitter(tier, cores), seeds, progress=_progress)
+        results[tier] = res
+        table = coverage_table(res)
+        print(f"\n{tier} tier: {res.n_replicates} replicates, {res.seconds.mean():.1f} s per fit")
+        print(
+            f"{'quantity':<12s} {'prob':>5s} {'mean':>7s} {'sd':>7s} {'mc err':>7s} "
+            f"{'min cell':>8s} {'z sd':>6s} {'cells':>5s}"
+        )
+        for row in table.itertuples():
+            print(
+                f"{row.quantity:<12s} {row.prob:5.2f} {row.mean:7.3f} {row.sd:7.3f} "
+                f"{row.mc_error:7.3f} {row.min_cell:8.2f} {row.z_sd:6.2f} {row.cells:5d}"
+            )
+    if len(results) == 2:
+        a, b = (results[t].p_above for t in tiers)
+        gap = np.nanmean(np.abs(a - b), axis=0)
+        print(
+            f"\nP(judge i above judge j), |exact - hierarchical| per pair, mean over replicates:"
+            f" largest {np.nanmax(gap):.3f}, median {np.nanmedian(gap):.3f}"
+        )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--single", action="store_true", help="the one-dataset figure")
+    parser.add_argument("--tier", choices=["exact", "hierarchical", "both"], default="both")
+    parser.add_argument(
+        "--replicates", type=int, default=None, help="default: 20 exact, 10 hierarchical"
+    )
+    parser.add_argument("--cores", type=int, default=1)
+    parser.add_argument("--first-seed", type=int, default=1000)
+    args = parser.parse_args()
+    if args.single:
+        single()
+        return
+    if args.tier == "both":  # the same replicates for both tiers, so that they compare
+        replicates(["exact", "hierarchical"], args.replicates or 10, args.cores, args.first_seed)
+    else:
+        n = args.replicates or (20 if args.tier == "exact" else 10)
+        replicates([args.tier], n, args.cores, args.first_seed)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ def fit_posterior(
     chains: int | None = None,
     random_seed: int | None = 0,
     derived: DerivedConfig | None = None,
+    prior_scale: float | None = None,
 ) -> xr.DataTree:
     """Fit the report's model: hierarchical by default, the exact tier if ``fast``.
 
@@ -63,6 +64,8 @@ def fit_posterior(
     random_seed : int, optional, default 0
     derived : DerivedConfig, optional
         Ranking metric, ``k`` of top-k and paradox thresholds.
+    prior_scale : float, optional
+        ``HierarchicalConfig.prior_scale`` (the hierarchical tier only).
 
     Returns
     -------
@@ -76,6 +79,7 @@ def fit_posterior(
     overrides: dict[str, Any] = {"draws": draws, "chains": chains}
     if not fast:
         overrides["tune"] = tune
+        overrides["prior_scale"] = prior_scale
     config = replace(config, **{k: v for k, v in overrides.items() if v is not None})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)

@@ -24,6 +24,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_fit_options(p)
     p.add_argument("--rank-by", default="kappa", help="metric that ranks judges (default kappa)")
     p.add_argument("--top-k", type=int, default=3, help="k of P(top-k on every benchmark)")
+    p.add_argument(
+        "--prior-scale",
+        type=float,
+        help="multiply the scales of the pooling priors, hierarchical tier (default: 1;"
+        " 0.5 and 2 show how much the results depend on them)",
+    )
     p.add_argument("-o", "--output", required=True, help="posterior file (.nc or .zarr)")
     p.set_defaults(func=run)
 
@@ -34,6 +40,11 @@ def run(args: argparse.Namespace) -> int:
     from judgestats.pipeline import fit_posterior
 
     check_fit_options(args)
+    scale = args.prior_scale
+    if scale is not None and not (0 < scale < float("inf")):
+        raise UsageError(f"--prior-scale {scale}: must be a positive number")
+    if scale is not None and args.fast:
+        raise UsageError("--prior-scale applies to the hierarchical tier; drop --fast")
     try:
         derived = DerivedConfig(rank_by=args.rank_by, top_k=args.top_k)
     except ValueError as exc:
@@ -49,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         draws=args.draws,
         tune=args.tune,
         chains=args.chains,
+        prior_scale=args.prior_scale,
         random_seed=args.seed,
         derived=derived,
     )

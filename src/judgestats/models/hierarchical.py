@@ -58,6 +58,25 @@ Measured with the simulator's exact truth (``tests/models/test_recovery.py``,
 ``benchmarks/bench_coverage.py``, README): 95% intervals of this tier cover at
 least 90% of true values on the seed-002 and exchangeable cohorts, and 90%
 intervals cover within the nominal band on small exchangeable cohorts.
+
+What this tier does not model: items shared by judges. Given the hyper-parameters
+the judges are independent, although they rate the same items and an item's
+difficulty is shared by all of them. Over 10 replicates of a cohort with a shared
+item difficulty and two extreme judges
+(:func:`judgestats.simulate.shared_difficulty_cohort`,
+``tests/models/test_calibration.py``), its 95% intervals cover 0.88-0.93 of the
+true metrics (Monte Carlo error 0.013-0.022, z-score sd 1.04-1.23: too narrow
+for the extreme judges, which are pooled toward the others) and 0.94 of the
+kappa differences between two judges, and its P(judge i ranked above judge j)
+differs from the exact tier's paired bootstrap by 0.06 in the median pair, up to
+0.20. Most of that gap is in the margins, not the pairing: with each judge's draws
+reordered to the dependence of the exact tier's shared item weights
+(``benchmarks/bench_pairing.py``, 6 replicates) the gap stays at 0.057 (median)
+and 0.179 (largest), so a model of shared items has to come with less pooling of
+the extreme judges to bring the tiers together.
+
+``prior_scale`` multiplies every pooling prior's scale, to show how much the
+posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
 """
 
 from __future__ import annotations
@@ -120,6 +139,11 @@ class HierarchicalConfig:
         Concentration of the Dirichlet process that the items of each tree's novel
         leaf follow (see :mod:`judgestats.models.prior`); the novel leaf's mass itself
         is a split of the tree like any other.
+    prior_scale : float, default 1.0
+        Multiplies the scale of every prior that sets how strongly judges are pooled
+        (``trait_sigma``, ``log_kappa_sigma`` and ``log_kappa_spread``): 0.5 and 2
+        show how much the posterior depends on them (``fit --prior-scale``;
+        ``benchmarks/bench_prior_sensitivity.py``).
     """
 
     draws: int = 1000
@@ -134,8 +158,11 @@ class HierarchicalConfig:
     trait_sigma: float = 1.0
     cores: int = 2
     prior: float = DEFAULT_CONCENTRATION
+    prior_scale: float = 1.0
 
     def __post_init__(self) -> None:
+        if not (self.prior_scale > 0 and np.isfinite(self.prior_scale)):
+            raise ValueError(f"prior_scale={self.prior_scale!r}; must be a positive number")
         if min(self.draws, self.tune, self.chains, self.cores) < 1:
             raise ValueError("draws, tune, chains and cores must all be >= 1")
         if not 0 < self.target_accept < 1:
@@ -233,9 +260,19 @@ def _with_novel(counts: np.ndarray) -> np.ndarray:
 
 
 def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
-    cells, trees, e_off, counts, leaf_features, bases = [], [], [], [], [], []
-    split_entry, split_level, split_cell, entry_split, split_node = [], [], [], [], []
-    node_paths, entry_node = [], []
+    cells: list[tuple[int, int]] = []
+    trees: list[PatternTree] = []
+    e_off: list[int] = []
+    counts: list[np.ndarray] = []
+    leaf_features: list[np.ndarray] = []
+    bases: list[BasePatterns] = []
+    split_entry: list[int] = []
+    split_level: list[int] = []
+    split_cell: list[int] = []
+    entry_split: list[int] = []
+    split_node: list[int] = []
+    node_paths: list[tuple[int, int, np.ndarray]] = []
+    entry_node: list[np.ndarray] = []
     n_e = n_n = 0
     for b, bt in enumerate(data.tally):
         tree = pattern_tree(
@@ -275,11 +312,11 @@ def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
         node_path[n0 : n0 + block.shape[0], e0 : e0 + block.shape[1]] = block
     before = np.zeros((n_e, len(split_entry_arr)))
     later = np.zeros((len(split_entry_arr), n_e))
-    for s_idx, e in enumerate(split_entry_arr):
-        same = np.flatnonzero(entry_node_arr == entry_node_arr[e])
-        after = same[same > e]
-        before[after, s_idx] = 1.0
-        later[s_idx, after] = 1.0
+    for k, entry in enumerate(split_entry_arr):
+        same = np.flatnonzero(entry_node_arr == entry_node_arr[entry])
+        after = same[same > entry]
+        before[after, k] = 1.0
+        later[k, after] = 1.0
     split_cell_arr = np.asarray(split_cell, dtype=np.int64)
     cell_items = np.zeros((len(data.judges), len(cells)))
     loadings = np.zeros((len(split_entry_arr), len(TRAITS)))
@@ -400,8 +437,9 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig):
     with pm.Model() as model:
         eta = pm.Normal("eta", 0.0, config.eta_sigma, shape=lay.n_splits)
         cell_benchmark = np.asarray([b for b, _ in lay.cells], dtype=np.int64)
+        scale = config.prior_scale
         trait_sd = pm.HalfNormal(
-            "trait_sd", config.trait_sigma, shape=(len(data.benchmarks), len(TRAITS))
+            "trait_sd", scale * config.trait_sigma, shape=(len(data.benchmarks), len(TRAITS))
         )[cell_benchmark]
         trait = pm.Deterministic("trait", _traits(lay, trait_sd))
         shift = (trait[:, lay.split_cell, :] * lay.loadings).sum(-1)  # (judge, split)
@@ -411,9 +449,12 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig):
         # show how much judges differ, and borrows that from the level. Such splits
         # are many and weakly informed, so the non-centred form is used here.
         level_mean = pm.Normal(
-            "log_kappa_level", config.log_kappa_mu, config.log_kappa_sigma, shape=len(LEVELS)
+            "log_kappa_level",
+            config.log_kappa_mu,
+            scale * config.log_kappa_sigma,
+            shape=len(LEVELS),
         )
-        level_sd = pm.HalfNormal("log_kappa_sd", config.log_kappa_spread)
+        level_sd = pm.HalfNormal("log_kappa_sd", scale * config.log_kappa_spread)
         z = pm.Normal("log_kappa_z", 0.0, 1.0, shape=lay.n_splits)
         raw = level_mean[lay.split_level] + level_sd * z
         # Softly bounded to |log kappa| < 12: beyond exp(12) pooling is complete anyway,
@@ -428,7 +469,7 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig):
 
         log_lik = _log_rising(a, succ) + _log_rising(b, rest) - _log_rising(a + b, succ + rest)
         pm.Potential("dirichlet_multinomial", log_lik)
-    model.layout = lay  # type: ignore[attr-defined]
+    model.layout = lay
     return model
 
 
@@ -468,7 +509,7 @@ class HierarchicalModel(JudgeModel):
 
         cfg = self.config
         model = build_pymc_model(data, cfg)
-        lay: _Layout = model.layout  # type: ignore[attr-defined]
+        lay: _Layout = model.layout
         seed = int(rng.integers(2**31 - 1)) if random_seed is None else int(random_seed)
         with model:
             idata = pm.sample(

@@ -5,7 +5,9 @@ A cohort (:class:`CohortConfig`) of judges (:class:`JudgeParams`) on benchmarks
 dataset together with the exact population value of every metric
 (:mod:`judgestats.simulate.model`). Presets: :func:`seed002_cohort` (the
 21-judge cohort of "Reliability without Validity"), :func:`small_cohort` (fast
-tests), :func:`demo_cohort` (the bundled demo logs); edge cases in
+tests), :func:`demo_cohort` (the bundled demo logs),
+:func:`shared_difficulty_cohort` (shared item difficulty and extreme judges, for
+calibration over replicates, :mod:`judgestats.simulate.coverage`); edge cases in
 :mod:`judgestats.simulate.cases`.
 
 Examples
@@ -28,6 +30,7 @@ from judgestats.simulate.cases import (
     single_judge,
 )
 from judgestats.simulate.config import BenchmarkSpec, CohortConfig, JudgeParams
+from judgestats.simulate.coverage import shared_difficulty_cohort
 from judgestats.simulate.export import judgments_table, write_demo_logs
 from judgestats.simulate.model import (
     TRUTH_METRICS,
@@ -70,6 +73,7 @@ __all__ = [
     "random_judge",
     "seed002_benchmarks",
     "seed002_cohort",
+    "shared_difficulty_cohort",
     "simulate",
     "single_judge",
     "small_cohort",

@@ -7,7 +7,8 @@ Three frozen dataclasses describe what :func:`judgestats.simulate.simulate` draw
   invalid outputs). The generative model that uses them is in
   :mod:`judgestats.simulate.model`.
 * :class:`BenchmarkSpec`: a benchmark's size, label structure, presentation orders,
-  runs, categories and response lengths.
+  runs, categories, response lengths and item effects (a difficulty shared by every
+  judge and human rater of an item, and label noise).
 * :class:`CohortConfig`: judges × benchmarks and the parameters of every pair that
   was run; a pair without parameters was not run (its verdicts are missing).
 
@@ -84,6 +85,9 @@ class JudgeParams:
         of verbosity bias.
     invalid_rate : float, default 0.0
         P(a judgment's output is unparseable), independently per judgment.
+    runs : int, optional
+        Replicate runs of every (item, order) by this judge, when it differs from
+        the benchmark's ``runs`` (judges run a different number of times).
 
     Examples
     --------
@@ -99,14 +103,20 @@ class JudgeParams:
     stability: float = 1.0
     length_preference: float = 0.0
     invalid_rate: float = 0.0
+    runs: int | None = None
 
     def __post_init__(self) -> None:
+        if self.runs is not None and (
+            isinstance(self.runs, bool) or not isinstance(self.runs, int) or self.runs < 1
+        ):
+            raise ValueError(f"runs={self.runs!r}; expected a positive integer or None")
         if self.tie_recall is None:
             object.__setattr__(self, "tie_recall", self.tie_rate)
         if self.agreement_b is None:
             object.__setattr__(self, "agreement_b", self.agreement)
         for f in dataclasses.fields(self):
-            _check_unit(f.name, getattr(self, f.name), -1.0 if f.name == "position" else 0.0)
+            if f.name != "runs":
+                _check_unit(f.name, getattr(self, f.name), -1.0 if f.name == "position" else 0.0)
         if self.invalid_rate >= 1:
             raise ValueError(f"invalid_rate={self.invalid_rate!r}; expected a number in [0, 1)")
 
@@ -133,8 +143,15 @@ class JudgeParams:
         return dataclasses.replace(self, **changes)
 
     def as_dict(self) -> dict[str, float]:
-        """Return the parameters as a plain dict."""
-        return {f.name: float(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        """Return the parameters as a plain dict (``runs`` NaN where not set)."""
+        return {
+            f.name: float("nan") if getattr(self, f.name) is None else float(getattr(self, f.name))
+            for f in dataclasses.fields(self)
+        }
+
+    def runs_on(self, spec: BenchmarkSpec) -> int:
+        """Return the runs this judge makes on ``spec``."""
+        return spec.runs if self.runs is None else self.runs
 
 
 @dataclass(frozen=True)
@@ -174,6 +191,18 @@ class BenchmarkSpec:
     length_spread : int, default 600
         The length difference ``length_a - length_b`` is uniform on the integers
         ``-length_spread .. length_spread``, independently of everything else.
+    difficulty_sd : float, default 0.0
+        Spread of the items' shared difficulty: each item has a difficulty
+        ``z ~ Normal(0, 1)``, and for every judge and every human rater of the item
+        the log-odds of agreeing with the true label move by ``-difficulty_sd * z``
+        (see :mod:`judgestats.simulate.model`). 0: items are alike.
+    label_noise : float, default 0.0
+        P(a human rater's label is a fresh draw from ``label_probs`` instead of the
+        true label) on an item of average difficulty; its log-odds move by
+        ``+difficulty_sd * z``, so hard items have noisier labels.
+    raters : int, default 1
+        Human raters per item; the item's label is their plurality
+        (:func:`judgestats.tally.consensus_label`).
 
     Examples
     --------
@@ -194,8 +223,19 @@ class BenchmarkSpec:
     models: tuple[str, ...] = ()
     length_range: tuple[int, int] = (200, 2000)
     length_spread: int = 600
+    difficulty_sd: float = 0.0
+    label_noise: float = 0.0
+    raters: int = 1
 
     def __post_init__(self) -> None:
+        sd = self.difficulty_sd
+        if not (isinstance(sd, (int, float)) and math.isfinite(sd) and sd >= 0):
+            raise ValueError(f"difficulty_sd={sd!r}; expected a non-negative number")
+        _check_unit("label_noise", self.label_noise)
+        if self.label_noise >= 1:
+            raise ValueError(f"label_noise={self.label_noise!r}; expected a number in [0, 1)")
+        if isinstance(self.raters, bool) or not isinstance(self.raters, int) or self.raters < 1:
+            raise ValueError(f"raters={self.raters!r}; expected a positive integer")
         if not isinstance(self.name, str) or not self.name or "/" in self.name:
             raise ValueError(f"name={self.name!r}; expected a non-empty string without '/'")
         if self.label_structure not in LABEL_STRUCTURES:
@@ -206,8 +246,8 @@ class BenchmarkSpec:
             raise ValueError(f"n_items={self.n_items!r}; expected a positive integer")
         if not isinstance(self.runs, int) or self.runs < 1:
             raise ValueError(f"runs={self.runs!r}; expected a positive integer")
-        probs = self.label_probs or _DEFAULT_LABEL_PROBS[self.label_structure]
-        probs = tuple(float(p) for p in probs)
+        given = self.label_probs or _DEFAULT_LABEL_PROBS[self.label_structure]
+        probs = tuple(float(p) for p in given)
         if len(probs) != 3 or min(probs) < 0 or not math.isclose(sum(probs), 1.0):
             raise ValueError(
                 f"label_probs={self.label_probs!r}; expected three non-negative numbers"
@@ -241,6 +281,11 @@ class BenchmarkSpec:
         if self.random_order:
             return tuple(((o,), 1 / len(self.orders)) for o in self.orders)
         return ((self.orders, 1.0),)
+
+    @property
+    def has_item_effects(self) -> bool:
+        """True when items differ in difficulty or labels are noisy."""
+        return self.difficulty_sd > 0 or self.label_noise > 0
 
     @property
     def judgments_per_item(self) -> int:
@@ -358,9 +403,11 @@ class CohortConfig:
     @property
     def n_judgments(self) -> int:
         """Judgments the cohort makes (pairs run × items × orders shown × runs)."""
-        return sum(
-            self.benchmark(b).n_items * self.benchmark(b).judgments_per_item for _, b in self.params
-        )
+        total = 0
+        for (_, b), p in self.params.items():
+            spec = self.benchmark(b)
+            total += spec.n_items * len(spec.presentations[0][0]) * p.runs_on(spec)
+        return total
 
     def subset(
         self, judges: Iterable[str] | None = None, benchmarks: Iterable[str] | None = None

@@ -4,14 +4,21 @@ One item of a benchmark, for one judge with :class:`~judgestats.simulate.JudgePa
 ``p``, is drawn as follows (all verdicts in the item frame: A and B are the item's
 two responses):
 
-1. the label ``h`` ~ ``label_probs`` (A, B, tie); the length difference
+0. the item's difficulty ``z ~ Normal(0, 1)``, shared by every judge and human
+   rater of the item (only where ``difficulty_sd > 0``);
+1. the true label ``h`` ~ ``label_probs`` (A, B, tie); the length difference
    ``D = length_a - length_b`` ~ uniform on ``-length_spread .. length_spread``,
    independent of ``h``; the *longer* response is A if ``D > 0``, B if ``D < 0``
    and A or B with probability 1/2 if ``D = 0`` (so P(longer = A) = 1/2 exactly);
    the presented orders: all of ``orders``, or one of them uniformly at random;
+   each of the benchmark's ``raters`` human raters labels the item ``h``, except
+   with probability ``expit(logit(label_noise) + difficulty_sd * z)``, when the
+   label is a fresh draw from ``label_probs``; the item's human label is the
+   raters' plurality (:func:`judgestats.tally.consensus_label`);
 2. the intended verdict ``u``: with probability ``length_preference`` the longer
    response; otherwise, for an A/B label, the label with probability
-   ``(1 - tie_rate) * agreement`` (``agreement_b`` for label B), a tie with
+   ``(1 - tie_rate) * a`` (``a = expit(logit(agreement) - difficulty_sd * z)``,
+   ``agreement_b`` for label B), a tie with
    probability ``tie_rate`` and the other response with the rest; for a tie
    label, a tie with probability ``tie_recall`` and A or B with equal probability
    otherwise;
@@ -25,10 +32,18 @@ two responses):
    ``invalid_rate``.
 
 Runs are conditionally independent and identically distributed given
-``(h, longer, w)``, so the distribution of an item's whole pattern of verdicts over
-(order, run) is a finite mixture of multinomials and is enumerated exactly: every
-multiset of per-run outcomes, with its multinomial probability
-(:func:`pattern_distribution`). The TRUE value of every metric of
+``(z, h, longer, w)``, so the distribution of an item's whole pattern of verdicts
+over (order, run) given ``z`` is a finite mixture of multinomials and is enumerated
+exactly: every multiset of per-run outcomes (a judge's own ``runs`` where set),
+with its multinomial probability (:func:`pattern_distribution`). The difficulty is
+integrated out by the trapezoidal rule with step :data:`DIFFICULTY_STEP` (the integrand
+is analytic and the weight Gaussian, so the rule converges geometrically; halving the
+step moves no truth by more than 1e-12 at ``difficulty_sd = 2.5``,
+``tests/simulate/test_item_effects.py``; Gauss–Hermite rules converge far more slowly
+on the steep logistic of a large spread), and the human label by summing
+over every combination of the raters' labels. Items are i.i.d. draws of
+``(z, h, labels, pattern)``, so the truth remains a population quantity: it is
+never computed from the difficulties of one sample. The TRUE value of every metric of
 :data:`judgestats.metrics.formulas.METRICS` is
 
     ``lim_{N -> inf} derive(N * E[item_features(pattern, h)])``
@@ -47,25 +62,30 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import xarray as xr
-from scipy.special import gammaln
+from scipy.special import expit, gammaln, logit
 
 from judgestats.features import FEATURES, item_features
 from judgestats.metrics.formulas import METRICS, derive
 from judgestats.schema import Verdict
 from judgestats.simulate.config import BenchmarkSpec, CohortConfig, JudgeParams
+from judgestats.tally import consensus_label
 
 __all__ = [
+    "DIFFICULTY_STEP",
     "POPULATION",
     "TRUTH_METRICS",
     "PatternDistribution",
     "cell_marginals",
     "decision_matrix",
+    "difficulty_nodes",
     "expected_features",
     "intended_probs",
     "pattern_distribution",
+    "rater_matrix",
     "true_metrics",
     "true_verbosity",
     "truth",
@@ -78,24 +98,91 @@ POPULATION = 1e9
 #: Metrics in the truth: every metric of ``METRICS`` plus ``verbosity``.
 TRUTH_METRICS: tuple[str, ...] = (*METRICS, "verbosity")
 
+#: Step of the trapezoidal rule over an item's difficulty ``z`` (on ``|z| <= 8.6``).
+DIFFICULTY_STEP = 0.2
+
+#: Half-width of the difficulty grid: the normal tail beyond it is below 1e-17.
+_DIFFICULTY_RANGE = 8.6
+
 _A, _B, _T, _INV = int(Verdict.A), int(Verdict.B), int(Verdict.TIE), int(Verdict.INVALID)
+_LABELS = np.array([_A, _B, _T], dtype=np.int8)
 _FIRST = {"AB": _A, "BA": _B}
 _SECOND = {"AB": _B, "BA": _A}
 #: Outcomes of one judgment: codes 0..3 (A, B, tie, invalid), equal to their index.
 _N_OUT = 4
 
 
-def intended_probs(p: JudgeParams) -> np.ndarray:
+def _shifted(prob: float, shift: np.ndarray | float | None) -> np.ndarray | float:
+    """``expit(logit(prob) + shift)``, or ``prob`` itself when there is no shift."""
+    if shift is None:
+        return prob
+    with np.errstate(divide="ignore"):
+        return expit(logit(prob) + np.asarray(shift, dtype=float))
+
+
+def difficulty_nodes(spec: BenchmarkSpec) -> tuple[np.ndarray, np.ndarray]:
+    """Return the quadrature nodes and weights of an item's difficulty ``z``.
+
+    Parameters
+    ----------
+    spec : BenchmarkSpec
+
+    Returns
+    -------
+    z, weight : ndarray
+        Nodes of the trapezoidal rule with step :data:`DIFFICULTY_STEP` and weights
+        proportional to the normal density, summing to 1; the single node ``z = 0``
+        when the benchmark has no difficulty spread.
+    """
+    if spec.difficulty_sd == 0:
+        return np.zeros(1), np.ones(1)
+    z = np.arange(-_DIFFICULTY_RANGE, _DIFFICULTY_RANGE + DIFFICULTY_STEP / 2, DIFFICULTY_STEP)
+    w = np.exp(-(z**2) / 2)
+    return z, w / w.sum()
+
+
+def rater_matrix(spec: BenchmarkSpec, z: float = 0.0) -> np.ndarray:
+    """Return P(human label | true label) at difficulty ``z``.
+
+    Parameters
+    ----------
+    spec : BenchmarkSpec
+        ``label_noise``, ``difficulty_sd``, ``raters`` and ``label_probs`` matter.
+    z : float, default 0.0
+        The item's difficulty.
+
+    Returns
+    -------
+    ndarray, shape (3, 3)
+        Rows: true label (A, B, tie); columns: the raters' plurality (A, B, tie).
+    """
+    if spec.label_noise == 0:
+        return np.eye(3)
+    eps = float(_shifted(spec.label_noise, spec.difficulty_sd * z))
+    one = (1 - eps) * np.eye(3) + eps * np.asarray(spec.label_probs)[None, :]
+    combos = np.array(list(itertools.product(range(3), repeat=spec.raters)), dtype=np.int64)
+    consensus = consensus_label(_LABELS[combos])
+    col = np.searchsorted(_LABELS, consensus)  # codes A, B, tie are 0, 1, 2
+    out = np.zeros((3, 3))
+    for h in range(3):
+        np.add.at(out[h], col, np.prod(one[h][combos], axis=1))
+    return out
+
+
+def intended_probs(p: JudgeParams, shift: np.ndarray | float | None = None) -> np.ndarray:
     """Return P(intended verdict | label, longer response).
 
     Parameters
     ----------
     p : JudgeParams
         Agreement, ties and length preference matter here.
+    shift : float or ndarray, optional
+        Moves the log-odds of ``agreement`` and ``agreement_b`` (``-difficulty_sd *
+        z`` for an item of difficulty ``z``); an array adds its shape in front.
 
     Returns
     -------
-    ndarray, shape (3, 2, 3)
+    ndarray, shape (..., 3, 2, 3)
         Axes: label (A, B, tie), longer response (A, B), intended verdict (A, B, tie).
 
     Examples
@@ -106,16 +193,30 @@ def intended_probs(p: JudgeParams) -> np.ndarray:
     tie_recall = float(p.tie_recall if p.tie_recall is not None else p.tie_rate)
     a_b = float(p.agreement_b if p.agreement_b is not None else p.agreement)
     decided = 1 - p.tie_rate
-    base = np.array(
-        [
-            [decided * p.agreement, decided * (1 - p.agreement), p.tie_rate],
-            [decided * (1 - a_b), decided * a_b, p.tie_rate],
-            [(1 - tie_recall) / 2, (1 - tie_recall) / 2, tie_recall],
-        ]
-    )
+    if shift is None:
+        base = np.array(
+            [
+                [decided * p.agreement, decided * (1 - p.agreement), p.tie_rate],
+                [decided * (1 - a_b), decided * a_b, p.tie_rate],
+                [(1 - tie_recall) / 2, (1 - tie_recall) / 2, tie_recall],
+            ]
+        )
+    else:
+        a, b = _shifted(p.agreement, shift), _shifted(a_b, shift)
+        one = np.ones_like(a)
+        base = np.stack(
+            [
+                np.stack([decided * a, decided * (1 - a), p.tie_rate * one], -1),
+                np.stack([decided * (1 - b), decided * b, p.tie_rate * one], -1),
+                np.stack(
+                    [(1 - tie_recall) / 2 * one, (1 - tie_recall) / 2 * one, tie_recall * one], -1
+                ),
+            ],
+            -2,
+        )
     longer = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     lp = p.length_preference
-    return (1 - lp) * base[:, None, :] + lp * longer[None, :, :]
+    return (1 - lp) * base[..., :, None, :] + lp * longer
 
 
 def decision_matrix(p: JudgeParams, order: str) -> np.ndarray:
@@ -140,7 +241,9 @@ def decision_matrix(p: JudgeParams, order: str) -> np.ndarray:
     return m
 
 
-def cell_marginals(p: JudgeParams, order: str) -> np.ndarray:
+def cell_marginals(
+    p: JudgeParams, order: str, shift: np.ndarray | float | None = None
+) -> np.ndarray:
     """Return the distribution of one judgment given (label, longer response).
 
     Parameters
@@ -149,15 +252,17 @@ def cell_marginals(p: JudgeParams, order: str) -> np.ndarray:
         The judge; ``stability`` does not matter (see Returns).
     order : {"AB", "BA"}
         The presented order of the judgment.
+    shift : float or ndarray, optional
+        Log-odds shift of agreement, as in :func:`intended_probs`.
 
     Returns
     -------
-    ndarray, shape (3, 2, 4)
+    ndarray, shape (..., 3, 2, 4)
         Axes: label, longer response, output (A, B, tie, invalid). Every run has
         this marginal, whatever the stability.
     """
-    m = intended_probs(p) @ decision_matrix(p, order)
-    out = np.zeros((3, 2, _N_OUT))
+    m = intended_probs(p, shift) @ decision_matrix(p, order)
+    out = np.zeros((*m.shape[:-1], _N_OUT))
     out[..., :3] = (1 - p.invalid_rate) * m
     out[..., _INV] = p.invalid_rate
     return out
@@ -215,9 +320,18 @@ def _multisets(n_outcomes: int, runs: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 def _presentation_part(
-    p: JudgeParams, spec: BenchmarkSpec, shown: tuple[str, ...], all_orders: tuple[str, ...]
+    p: JudgeParams,
+    spec: BenchmarkSpec,
+    shown: tuple[str, ...],
+    all_orders: tuple[str, ...],
+    shift: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Patterns and P(pattern | label) for items presented in the orders ``shown``."""
+    """Patterns and P(pattern | true label) for items presented in the orders ``shown``.
+
+    Returns probabilities of shape ``(node, 3, pattern)``: one node without a
+    ``shift``, else one per entry of ``shift`` (the agreement shifts of the
+    difficulty nodes).
+    """
     k = len(shown)
     n_joint = _N_OUT**k
     members, counts, coef = _multisets(n_joint, spec.runs)
@@ -227,35 +341,53 @@ def _presentation_part(
     for i, o in enumerate(shown):
         patterns[:, all_orders.index(o), :] = digits[members, i]
 
-    u_probs = intended_probs(p)  # (h, longer, u)
+    one_node = shift is None
+    count_f, present = counts.T.astype(float), (counts.T > 0).astype(float)
+    u_probs = intended_probs(p, shift).reshape(-1, 3, 2, 3)  # (node, h, longer, u)
     mats = [decision_matrix(p, o) for o in shown]  # each (u, w)
-    marg = [cell_marginals(p, o) for o in shown]  # each (h, longer, 4)
+    marg = [cell_marginals(p, o, shift).reshape(-1, 3, 2, _N_OUT) for o in shown]
     anchors = list(itertools.product(range(3), repeat=k))  # the w of each shown order
-    probs = np.zeros((3, len(members)))
+    probs = np.zeros((len(u_probs), 3, len(members)))
     s, eps = p.stability, p.invalid_rate
     for h in range(3):
         for lg in range(2):
             for w in anchors:
-                # P(w | h, longer) = sum_u P(u) prod_o P(w_o | u)
-                pw = float(
-                    np.sum(
-                        u_probs[h, lg]
-                        * np.prod([m[:, wo] for m, wo in zip(mats, w, strict=True)], 0)
-                    )
-                )
-                if pw == 0.0:
+                # P(w | h, longer) = sum_u P(u) prod_o P(w_o | u), per node
+                joint_w = np.prod([m[:, wo] for m, wo in zip(mats, w, strict=True)], 0)
+                pw = u_probs[:, h, lg] @ joint_w
+                if not np.any(pw):
                     continue
                 cells = []
                 for o_idx, wo in enumerate(w):
-                    c = (1 - s) * marg[o_idx][h, lg].copy()
-                    c[:3] += s * (1 - eps) * np.eye(3)[wo]
-                    c[_INV] = eps
+                    c = (1 - s) * marg[o_idx][:, h, lg].copy()  # (node, 4)
+                    c[:, :3] += s * (1 - eps) * np.eye(3)[wo]
+                    c[:, _INV] = eps
                     cells.append(c)
                 run_p = cells[0]
                 for c in cells[1:]:
-                    run_p = np.outer(run_p, c).ravel()
-                probs[h] += 0.5 * pw * coef * np.prod(run_p[None, :] ** counts, axis=1)
+                    run_p = (run_p[:, :, None] * c[:, None, :]).reshape(len(run_p), -1)
+                if one_node:  # exact powers
+                    multi = np.prod(run_p[0][None, :] ** counts, axis=1)[None]
+                else:  # prod_o run_p ** counts over every node at once, on the log scale
+                    with np.errstate(divide="ignore"):
+                        log_p = np.log(run_p)
+                    multi = np.exp(_count_log(count_f, present, log_p))
+                probs[:, h] += 0.5 * pw[:, None] * coef * multi
     return patterns, probs
+
+
+def _count_log(count_f: np.ndarray, present: np.ndarray, log_p: np.ndarray) -> np.ndarray:
+    """``sum_c count_f[c, k] * log_p[q, c]`` with ``0 * log 0 = 0``, shape (q, k).
+
+    ``present`` is ``count_f > 0`` as floats: a pattern that needs an outcome of
+    probability 0 gets log probability ``-inf``.
+    """
+    finite = np.isfinite(log_p)
+    # einsum without BLAS: these products are small, and threaded BLAS on a busy
+    # machine spends ten times longer than the arithmetic
+    out = np.einsum("qc,ck->qk", np.where(finite, log_p, 0.0), count_f)
+    impossible = np.einsum("qc,ck->qk", (~finite).astype(float), present)
+    return np.where(impossible > 0, -np.inf, out)
 
 
 def pattern_distribution(
@@ -289,17 +421,32 @@ def pattern_distribution(
     missing = set(spec.orders) - set(orders)
     if missing:
         raise ValueError(f"orders={orders!r} lacks the benchmark's orders {sorted(missing)}")
+    spec = spec if p.runs is None else spec.replace(runs=p.runs)
+    label_probs = np.asarray(spec.label_probs, dtype=float)
+    nodes, node_weights = difficulty_nodes(spec)
+    shift = None if spec.difficulty_sd == 0 else -spec.difficulty_sd * nodes
     pats, probs = [], []
     for shown, weight in spec.presentations:
-        pt, pr = _presentation_part(p, spec, shown, orders)
+        pt, pr = _presentation_part(p, spec, shown, orders, shift)
         pats.append(pt)
         probs.append(weight * pr)
     patterns = np.concatenate(pats)
-    label_probs = np.asarray(spec.label_probs, dtype=float)
+    per_node = np.concatenate(probs, -1)  # P(pattern | true label, z): (node, h, pattern)
+    given_true = np.einsum("q,qhk->hk", node_weights, per_node)
+    # P(human label, pattern) = E_z sum_h P(h) P(human label | h, z) P(pattern | h, z)
+    raters = np.stack([rater_matrix(spec, float(z)) for z in nodes])  # (node, h, label)
+    joint = np.einsum("q,h,qhl,qhk->lk", node_weights, label_probs, raters, per_node)
+    if spec.label_noise == 0:  # the human label is the true label
+        human_probs, cond = label_probs, (per_node[0] if len(nodes) == 1 else given_true)
+    else:
+        human_probs = joint.sum(1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cond = np.where(human_probs[:, None] > 0, joint / human_probs[:, None], given_true)
+    label_probs = human_probs
     features = np.stack(
         [item_features(patterns, np.full(len(patterns), c), orders) for c in (_A, _B, _T)]
     )
-    return PatternDistribution(patterns, orders, label_probs, np.concatenate(probs, 1), features)
+    return PatternDistribution(patterns, orders, label_probs, cond, features)
 
 
 def expected_features(p: JudgeParams, spec: BenchmarkSpec) -> np.ndarray:
@@ -345,16 +492,18 @@ def true_verbosity(p: JudgeParams, spec: BenchmarkSpec) -> float:
     """
     d = spec.length_spread
     score = np.array([1.0, -1.0, 0.0])
-    label = np.asarray(spec.label_probs)
+    label = np.asarray(spec.label_probs)  # the true label decides the judge's verdicts
     mean_y = np.zeros(2)  # E[Y | longer = A, B] over valid judgments
     decisive = np.zeros(2)
-    for shown, weight in spec.presentations:
-        for o in shown:
-            m = cell_marginals(p, o)[..., :3]
-            m = m / m.sum(-1, keepdims=True)  # valid judgments only
-            w = weight / len(shown)
-            mean_y += w * np.einsum("h,hlv,v->l", label, m, score)
-            decisive += w * np.einsum("h,hlv->l", label, m[..., :2])
+    for z, wz in zip(*difficulty_nodes(spec), strict=True):
+        shift = None if spec.difficulty_sd == 0 else -spec.difficulty_sd * float(z)
+        for shown, weight in spec.presentations:
+            for o in shown:
+                m = cell_marginals(p, o, shift)[..., :3]
+                m = m / m.sum(-1, keepdims=True)  # valid judgments only
+                w = wz * weight / len(shown)
+                mean_y += w * np.einsum("h,hlv,v->l", label, m, score)
+                decisive += w * np.einsum("h,hlv->l", label, m[..., :2])
     var_y = decisive.mean() - mean_y.mean() ** 2
     if d == 0 or var_y <= 1e-15:
         return float("nan")
@@ -422,7 +571,7 @@ def truth(config: CohortConfig) -> xr.Dataset:
         "verbosity": "Pearson r of length_a - length_b with verdict +1 A/-1 B/0 tie, over"
         " valid judgments (verbosity_bias of judgestats.metrics.covariates)",
     }
-    data = {
+    data: dict[str, Any] = {
         k: (("judge", "benchmark"), values[i], {"description": desc[k]})
         for i, k in enumerate(TRUTH_METRICS)
     }

@@ -3,9 +3,11 @@
 The draw follows the generative model of :mod:`judgestats.simulate.model` step by
 step, vectorised over items, orders and runs. Randomness comes from one
 :class:`numpy.random.SeedSequence` per benchmark (items, labels, lengths,
-presentation) and per judge × benchmark (verdicts), each keyed by the names and
-``random_seed``: a judge's verdicts on a benchmark do not change when other
-judges or benchmarks are added or removed.
+presentation; item difficulties and human raters each from their own stream) and
+per judge × benchmark (verdicts), each keyed by the names and ``random_seed``: a
+judge's verdicts on a benchmark do not change when other judges or benchmarks are
+added or removed, and a benchmark without item effects draws what it drew before
+they existed.
 """
 
 from __future__ import annotations
@@ -13,17 +15,24 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import xarray as xr
 
 from judgestats.schema import ORDERS, Verdict, check, empty_judgments
 from judgestats.simulate.config import BenchmarkSpec, CohortConfig, JudgeParams
-from judgestats.simulate.model import cell_marginals, decision_matrix, intended_probs, truth
+from judgestats.simulate.model import (
+    _shifted,
+    cell_marginals,
+    decision_matrix,
+    intended_probs,
+    truth,
+)
 
 __all__ = ["HUMAN_RATER", "SimulationResult", "simulate"]
 
-#: Name of the (single) rater of the simulated labels.
+#: Name of the rater of the simulated labels (``human-1``, ``human-2``, ... with several).
 HUMAN_RATER = "human"
 _LABEL_CODES = np.array([Verdict.A, Verdict.B, Verdict.TIE], dtype=np.int8)
 
@@ -73,7 +82,9 @@ class _Items:
     """What every judge shares about a benchmark's items."""
 
     keys: np.ndarray
-    label: np.ndarray  # index 0..2 (A, B, tie)
+    label: np.ndarray  # true label, index 0..2 (A, B, tie)
+    human: np.ndarray  # (item, rater) label codes
+    difficulty: np.ndarray  # z ~ Normal(0, 1), zeros without a difficulty spread
     longer: np.ndarray  # index 0..1 (A, B)
     shown: np.ndarray  # bool (item, order of spec.orders)
     category: np.ndarray
@@ -111,22 +122,52 @@ def _draw_items(spec: BenchmarkSpec, random_seed: int | None) -> _Items:
         model_a, model_b = np.asarray(spec.models)[first], np.asarray(spec.models)[second]
     else:
         model_a = model_b = np.full(n, "")
-    return _Items(keys, label, longer, shown, category, length_a, length_b, model_a, model_b)
+    # Item effects come from streams of their own: a benchmark without them draws
+    # exactly what it drew before they existed.
+    if spec.difficulty_sd > 0:
+        difficulty = _rng(random_seed, "difficulty", spec.name).standard_normal(n)
+    else:
+        difficulty = np.zeros(n)
+    human = np.repeat(_LABEL_CODES[label][:, None], spec.raters, axis=1)
+    if spec.label_noise > 0:
+        r_rng = _rng(random_seed, "raters", spec.name)
+        eps = _shifted(spec.label_noise, spec.difficulty_sd * difficulty)
+        for r in range(spec.raters):
+            noisy = r_rng.random(n) < eps
+            fresh = _categorical(r_rng, np.broadcast_to(np.asarray(spec.label_probs), (n, 3)))
+            human[:, r] = np.where(noisy, _LABEL_CODES[fresh], human[:, r])
+    return _Items(
+        keys,
+        label,
+        human,
+        difficulty,
+        longer,
+        shown,
+        category,
+        length_a,
+        length_b,
+        model_a,
+        model_b,
+    )
 
 
 def _draw_verdicts(
     p: JudgeParams, spec: BenchmarkSpec, items: _Items, rng: np.random.Generator
 ) -> np.ndarray:
-    """Verdicts of one judge, shape (item, len(spec.orders), spec.runs)."""
-    n, runs = spec.n_items, spec.runs
-    u = _categorical(rng, intended_probs(p)[items.label, items.longer])
+    """Verdicts of one judge, shape (item, len(spec.orders), the judge's runs)."""
+    n, runs = spec.n_items, p.runs_on(spec)
+    at: tuple[np.ndarray, ...] = ()
+    shift = None
+    if spec.difficulty_sd > 0:  # per item: (item, ...) arrays indexed by item
+        shift, at = -spec.difficulty_sd * items.difficulty, (np.arange(n),)
+    u = _categorical(rng, intended_probs(p, shift)[(*at, items.label, items.longer)])
     out = np.empty((n, len(spec.orders), runs), dtype=np.int8)
     for k, o in enumerate(spec.orders):
         w = _categorical(rng, decision_matrix(p, o)[u])
-        marg = cell_marginals(p, o)[..., :3]
+        marg = cell_marginals(p, o, shift)[..., :3]
         marg = marg / marg.sum(-1, keepdims=True)
         fresh = _categorical(
-            rng, np.broadcast_to(marg[items.label, items.longer][:, None, :], (n, runs, 3))
+            rng, np.broadcast_to(marg[(*at, items.label, items.longer)][:, None, :], (n, runs, 3))
         )
         stable = rng.random((n, runs)) < p.stability
         v = np.where(stable, w[:, None], fresh)
@@ -137,15 +178,19 @@ def _draw_verdicts(
 
 def _params_dataset(config: CohortConfig) -> xr.Dataset:
     judges, names = list(config.judges), [b.name for b in config.benchmarks]
-    fields = list(JudgeParams().as_dict())
+    fields = [f for f in JudgeParams().as_dict() if f != "runs"]
     values = np.full((len(fields), len(judges), len(names)), np.nan)
     run = np.zeros((len(judges), len(names)), dtype=bool)
+    judge_runs = np.zeros((len(judges), len(names)), dtype=np.int64)
     for (judge, bench), p in config.params.items():
         j, b = judges.index(judge), names.index(bench)
-        values[:, j, b] = list(p.as_dict().values())
+        d = p.as_dict()
+        values[:, j, b] = [d[f] for f in fields]
         run[j, b] = True
-    data = {f: (("judge", "benchmark"), values[i]) for i, f in enumerate(fields)}
+        judge_runs[j, b] = p.runs_on(config.benchmark(bench))
+    data: dict[str, Any] = {f: (("judge", "benchmark"), values[i]) for i, f in enumerate(fields)}
     data["run_by_judge"] = (("judge", "benchmark"), run)
+    data["judge_runs"] = (("judge", "benchmark"), judge_runs)
     bs = config.benchmarks
     data["n_items"] = ("benchmark", [b.n_items for b in bs])
     data["runs"] = ("benchmark", [b.runs for b in bs])
@@ -155,6 +200,9 @@ def _params_dataset(config: CohortConfig) -> xr.Dataset:
     data["orders"] = ("benchmark", [",".join(b.orders) for b in bs])
     data["label_probs"] = (("benchmark", "label"), [list(b.label_probs or ()) for b in bs])
     data["length_spread"] = ("benchmark", [b.length_spread for b in bs])
+    data["difficulty_sd"] = ("benchmark", [float(b.difficulty_sd) for b in bs])
+    data["label_noise"] = ("benchmark", [float(b.label_noise) for b in bs])
+    data["raters"] = ("benchmark", [b.raters for b in bs])
     return xr.Dataset(
         data, coords={"judge": judges, "benchmark": names, "label": ["A", "B", "tie"]}
     )
@@ -191,10 +239,15 @@ def simulate(
     if scale != 1.0:
         config = config.scaled(scale)
     orders = [o for o in ORDERS if any(o in b.orders for b in config.benchmarks)]
-    runs = max(b.runs for b in config.benchmarks)
+    runs = max(
+        [b.runs for b in config.benchmarks]
+        + [p.runs_on(config.benchmark(b)) for (_, b), p in config.params.items()]
+    )
+    n_raters = max(b.raters for b in config.benchmarks)
+    raters = [HUMAN_RATER] if n_raters == 1 else [f"{HUMAN_RATER}-{r + 1}" for r in range(n_raters)]
     drawn = {b.name: _draw_items(b, random_seed) for b in config.benchmarks}
     item_ids = np.concatenate([[f"{b}/{k}" for k in it.keys] for b, it in drawn.items()])
-    ds = empty_judgments(list(config.judges), item_ids.tolist(), orders, runs, [HUMAN_RATER])
+    ds = empty_judgments(list(config.judges), item_ids.tolist(), orders, runs, raters)
     verdict = ds["verdict"].values
     start = 0
     for spec in config.benchmarks:
@@ -207,8 +260,8 @@ def simulate(
                 continue
             v = _draw_verdicts(p, spec, it, _rng(random_seed, "verdicts", spec.name, judge))
             block = verdict[j, sl]
-            block[:, o_idx, : spec.runs] = v
-        ds["human"].values[sl, 0] = _LABEL_CODES[it.label]
+            block[:, o_idx, : v.shape[-1]] = v
+        ds["human"].values[sl, : spec.raters] = it.human
         start += spec.n_items
 
     def per_item(name: str) -> np.ndarray:

@@ -1,0 +1,378 @@
+"""Coverage of posterior intervals over simulated replicates, as calibration is shown.
+
+A calibration claim from one simulated dataset says little: the cells of one
+dataset share its items, so kappa, alpha and deflation of a judge hit or miss
+together, and the coverage of one dataset varies from dataset to dataset.
+:func:`replicate_coverage` therefore fits a model on many datasets drawn from one
+cohort (fixed parameters, hence one fixed population truth), records per replicate
+and quantity the share of cells whose equal-tailed interval holds the truth, and
+:func:`coverage_table` reports the mean over replicates, its sd and the Monte Carlo
+error of the mean (sd / sqrt(replicates)).
+
+Quantities (:data:`QUANTITIES`): the metrics ``kappa``, ``exact_match``,
+``p_first``, ``flip_rate`` and ``test_retest`` per judge × benchmark; ``rank`` per
+judge × benchmark (true rank: the rank of the true kappa); ``rank_shift`` per judge
+× benchmark pair; ``kappa_diff``, the kappa difference of every pair of judges
+within a benchmark, the quantity that carries the pairing of judges rated on the
+same items. P(judge i ranked above judge j) is kept per pair for
+comparing tiers (:func:`p_above`; it has no truth to cover).
+
+:func:`shared_difficulty_cohort` is the cohort the calibration is shown on: shared
+item difficulty, label noise and two near-deterministic, strongly
+position-biased judges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy.stats import rankdata
+
+from judgestats.simulate.config import BenchmarkSpec, CohortConfig, JudgeParams
+
+__all__ = [
+    "METRIC_QUANTITIES",
+    "QUANTITIES",
+    "ReplicateCoverage",
+    "cell_coverage",
+    "coverage_table",
+    "interval_hits",
+    "p_above",
+    "replicate_coverage",
+    "shared_difficulty_cohort",
+    "z_scores",
+]
+
+#: Metrics whose intervals are checked per judge × benchmark.
+METRIC_QUANTITIES: tuple[str, ...] = ("kappa", "exact_match", "p_first", "flip_rate", "test_retest")
+#: Every quantity checked; see the module docs.
+QUANTITIES: tuple[str, ...] = (*METRIC_QUANTITIES, "rank", "rank_shift", "kappa_diff")
+_SAMPLE = ("chain", "draw")
+
+
+def shared_difficulty_cohort(
+    n_judges: int = 8, *, difficulty_sd: float = 1.0, scale: float = 1.0, random_seed: int = 13
+) -> CohortConfig:
+    """Return a cohort with shared item difficulty and two extreme judges.
+
+    Three benchmarks (``mt``: 300 preference items with 10% label noise, ``jb``: 200
+    correctness items, ``arena``: 150 preference items), both orders, 3 runs, every
+    item's difficulty shared by all judges and raters. The first ``n_judges - 2``
+    judges are drawn once from one population (agreement ~ Uniform(0.65, 0.95), tie
+    rate ~ Uniform(0.02, 0.12), position ~ Normal(0.03, 0.05), stability ~
+    Uniform(0.8, 0.98), invalid rate ~ Uniform(0, 0.01)); the last two are nearly
+    deterministic (stability 0.995) and strongly position-biased (position 0.25 and
+    -0.2). One judge runs twice instead of three times.
+
+    Parameters
+    ----------
+    n_judges : int, default 8
+        At least 3.
+    difficulty_sd : float, default 1.0
+        Spread of the item difficulty on the log-odds scale of agreement.
+    scale : float, default 1.0
+        Multiplies every benchmark's item count.
+    random_seed : int, default 13
+        Seed of the parameter draws (not of the data).
+
+    Returns
+    -------
+    CohortConfig
+
+    Examples
+    --------
+    >>> cfg = shared_difficulty_cohort()
+    >>> len(cfg.judges), [b.name for b in cfg.benchmarks]
+    (8, ['mt', 'jb', 'arena'])
+    """
+    if n_judges < 3:
+        raise ValueError(f"n_judges={n_judges}; need at least 3")
+    sd = float(difficulty_sd)
+    benchmarks = (
+        BenchmarkSpec("mt", 300, "preference", difficulty_sd=sd, label_noise=0.1),
+        BenchmarkSpec("jb", 200, "correctness", difficulty_sd=sd),
+        BenchmarkSpec("arena", 150, "preference", difficulty_sd=sd),
+    )
+    rng = np.random.default_rng(random_seed)
+    judges: dict[str, dict[str, JudgeParams]] = {}
+    for j in range(n_judges - 2):
+        judges[f"judge-{j + 1:02d}"] = {
+            b.name: JudgeParams(
+                agreement=float(rng.uniform(0.65, 0.95)),
+                tie_rate=float(rng.uniform(0.02, 0.12)),
+                position=float(np.clip(rng.normal(0.03, 0.05), -1, 1)),
+                stability=float(rng.uniform(0.8, 0.98)),
+                invalid_rate=float(rng.uniform(0.0, 0.01)),
+                runs=2 if j == 0 else None,
+            )
+            for b in benchmarks
+        }
+    for name, pos in (("first-slot", 0.25), ("second-slot", -0.2)):
+        judges[name] = {
+            b.name: JudgeParams(agreement=0.85, tie_rate=0.03, position=pos, stability=0.995)
+            for b in benchmarks
+        }
+    cfg = CohortConfig.from_judges(judges, benchmarks)
+    return cfg if scale == 1.0 else cfg.scaled(scale)
+
+
+def _draws(da: xr.DataArray) -> np.ndarray:
+    """Stack chain and draw into the first axis."""
+    da = da.transpose(*_SAMPLE, ...)
+    return da.values.reshape(-1, *da.shape[2:])
+
+
+def _true_rank(kappa: np.ndarray) -> np.ndarray:
+    """Ranks (1 = highest) over the last axis, NaN kept out, ties averaged."""
+    out = np.full(kappa.shape, np.nan)
+    for idx in np.ndindex(kappa.shape[:-1]):
+        v = kappa[idx]
+        ok = np.isfinite(v)
+        out[idx][ok] = rankdata(-v[ok])
+    return out
+
+
+def _hits(draws: np.ndarray, true: np.ndarray, prob: float) -> np.ndarray:
+    """Whether the equal-tailed ``prob`` interval of ``draws`` (sample first) holds ``true``."""
+    lo, hi = np.nanquantile(draws, [(1 - prob) / 2, (1 + prob) / 2], axis=0)
+    hit = (lo <= true) & (true <= hi)
+    return np.where(np.isfinite(true) & np.isfinite(lo), hit.astype(float), np.nan)
+
+
+def interval_hits(
+    posterior: xr.Dataset, truth: xr.Dataset, probs: Sequence[float] = (0.9, 0.95)
+) -> dict[str, dict[float, np.ndarray]]:
+    """Return, per quantity and interval probability, which cells are covered.
+
+    Parameters
+    ----------
+    posterior : xarray.Dataset
+        The ``posterior`` group of a fit (metrics over ``(chain, draw, judge,
+        benchmark)``, ``rank``, ``rank_shift``).
+    truth : xarray.Dataset
+        :attr:`~judgestats.simulate.SimulationResult.truth`.
+    probs : sequence of float, default (0.9, 0.95)
+        Interval probabilities.
+
+    Returns
+    -------
+    dict
+        ``{quantity: {prob: array of 1.0 (covered), 0.0 (missed), NaN (undefined)}}``;
+        metric and rank arrays are ``(judge, benchmark)``, ``rank_shift`` ``(judge,
+        pair)``, ``kappa_diff`` ``(benchmark, judge pair)``.
+    """
+    t = truth.sel(judge=posterior["judge"], benchmark=posterior["benchmark"])
+    out: dict[str, dict[float, np.ndarray]] = {}
+    for q in METRIC_QUANTITIES:
+        d = _draws(posterior[q].transpose(*_SAMPLE, "judge", "benchmark"))
+        out[q] = {p: _hits(d, t[q].values, p) for p in probs}
+    true_kappa = t["kappa"].transpose("judge", "benchmark").values
+    true_rank = _true_rank(true_kappa.T).T  # (judge, benchmark)
+    rank = _draws(posterior["rank"].transpose(*_SAMPLE, "judge", "benchmark"))
+    out["rank"] = {p: _hits(rank, true_rank, p) for p in probs}
+    if "rank_shift" in posterior:
+        shifts, n_b = [], true_kappa.shape[1]
+        for a, b in combinations(range(n_b), 2):
+            both = np.isfinite(true_kappa[:, a]) & np.isfinite(true_kappa[:, b])
+            ra = _true_rank(np.where(both, true_kappa[:, a], np.nan))
+            rb = _true_rank(np.where(both, true_kappa[:, b], np.nan))
+            shifts.append(rb - ra)
+        true_shift = np.stack(shifts, -1)
+        draws = _draws(posterior["rank_shift"].transpose(*_SAMPLE, "judge", "benchmark_pair"))
+        out["rank_shift"] = {p: _hits(draws, true_shift, p) for p in probs}
+    kappa = _draws(posterior["kappa"].transpose(*_SAMPLE, "benchmark", "judge"))
+    pairs = list(combinations(range(kappa.shape[-1]), 2))
+    i, j = np.array(pairs).T
+    diff = kappa[..., i] - kappa[..., j]  # (sample, benchmark, pair)
+    true_diff = true_kappa.T[:, i] - true_kappa.T[:, j]
+    out["kappa_diff"] = {p: _hits(diff, true_diff, p) for p in probs}
+    return out
+
+
+def z_scores(posterior: xr.Dataset, truth: xr.Dataset) -> dict[str, np.ndarray]:
+    """Return ``(posterior mean - truth) / posterior sd`` per cell of the continuous quantities.
+
+    Over replicates their sd is about 1 when the posterior sd matches the sampling
+    spread of the posterior mean; above 1, intervals are too narrow (or biased);
+    below 1, too wide (a difference of judges modelled as independent, for one).
+
+    Parameters
+    ----------
+    posterior, truth : xarray.Dataset
+        As in :func:`interval_hits`.
+
+    Returns
+    -------
+    dict of str to ndarray
+        The metrics of :data:`METRIC_QUANTITIES` ``(judge, benchmark)`` and
+        ``kappa_diff`` ``(benchmark, pair)``.
+    """
+    t = truth.sel(judge=posterior["judge"], benchmark=posterior["benchmark"])
+
+    def z(draws: np.ndarray, true: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.nanmean(draws, 0) - true) / np.nanstd(draws, 0)
+
+    out = {}
+    for q in METRIC_QUANTITIES:
+        d = _draws(posterior[q].transpose(*_SAMPLE, "judge", "benchmark"))
+        out[q] = z(d, t[q].transpose("judge", "benchmark").values)
+    kappa = _draws(posterior["kappa"].transpose(*_SAMPLE, "benchmark", "judge"))
+    i, j = np.array(list(combinations(range(kappa.shape[-1]), 2))).T
+    true_kappa = t["kappa"].transpose("benchmark", "judge").values
+    out["kappa_diff"] = z(kappa[..., i] - kappa[..., j], true_kappa[:, i] - true_kappa[:, j])
+    return out
+
+
+def p_above(posterior: xr.Dataset) -> np.ndarray:
+    """Return P(judge i ranked above judge j by kappa) per benchmark and judge pair.
+
+    Parameters
+    ----------
+    posterior : xarray.Dataset
+        The ``posterior`` group of a fit.
+
+    Returns
+    -------
+    ndarray, shape (benchmark, pair)
+        Pairs ``(i, j)``, ``i < j``, in the order of ``itertools.combinations``; NaN
+        where a judge has no kappa.
+    """
+    kappa = _draws(posterior["kappa"].transpose(*_SAMPLE, "benchmark", "judge"))
+    i, j = np.array(list(combinations(range(kappa.shape[-1]), 2))).T
+    diff = kappa[..., i] - kappa[..., j]
+    above = np.where(np.isfinite(diff), (diff > 0).astype(float), np.nan)
+    with np.errstate(invalid="ignore"):
+        return np.nanmean(above, axis=0)
+
+
+@dataclass(frozen=True)
+class ReplicateCoverage:
+    """Coverage of one model over replicates of one cohort.
+
+    Attributes
+    ----------
+    hits : dict
+        ``{quantity: {prob: array (replicate, *cells)}}`` as in :func:`interval_hits`.
+    p_above : ndarray
+        P(judge i ranked above judge j), ``(replicate, benchmark, pair)``.
+    seconds : ndarray
+        Time of each fit.
+    z : dict of str to ndarray
+        :func:`z_scores` per quantity, ``(replicate, *cells)``.
+    """
+
+    hits: dict[str, dict[float, np.ndarray]]
+    p_above: np.ndarray
+    seconds: np.ndarray
+    z: dict[str, np.ndarray]
+
+    @property
+    def n_replicates(self) -> int:
+        """Replicates fitted."""
+        return len(self.seconds)
+
+
+def replicate_coverage(
+    config: CohortConfig,
+    fit: Callable[[object, int], xr.DataTree],
+    seeds: Sequence[int],
+    probs: Sequence[float] = (0.9, 0.95),
+    progress: Callable[[int, dict[str, dict[float, np.ndarray]], float], None] | None = None,
+) -> ReplicateCoverage:
+    """Fit a model on replicate datasets of one cohort and record what its intervals cover.
+
+    Parameters
+    ----------
+    config : CohortConfig
+        The cohort (its truth is computed once).
+    fit : callable
+        ``fit(dataset, seed) -> DataTree`` (for example ``lambda ds, s:
+        ExactModel().fit(ds, random_seed=s)``).
+    seeds : sequence of int
+        One replicate per seed (the data seed; the fit gets the same seed).
+    probs : sequence of float, default (0.9, 0.95)
+    progress : callable, optional
+        Called after each replicate with its seed, its hits (as in
+        :func:`interval_hits`) and the fit's seconds.
+
+    Returns
+    -------
+    ReplicateCoverage
+    """
+    import time
+
+    from judgestats.simulate.model import truth as exact_truth
+    from judgestats.simulate.simulator import simulate
+
+    true = exact_truth(config)
+    per: dict[str, dict[float, list[np.ndarray]]] = {}
+    above, seconds, zs = [], [], []
+    for seed in seeds:
+        ds = simulate(config, random_seed=int(seed)).dataset
+        start = time.perf_counter()
+        tree = fit(ds, int(seed))
+        seconds.append(time.perf_counter() - start)
+        post = tree["posterior"].to_dataset()
+        hits = interval_hits(post, true, probs)
+        above.append(p_above(post))
+        zs.append(z_scores(post, true))
+        if progress is not None:
+            progress(int(seed), hits, seconds[-1])
+        for q, by_prob in hits.items():
+            for p, h in by_prob.items():
+                per.setdefault(q, {}).setdefault(p, []).append(h)
+    stacked = {q: {p: np.stack(v) for p, v in d.items()} for q, d in per.items()}
+    z = {q: np.stack([r[q] for r in zs]) for q in zs[0]} if zs else {}
+    return ReplicateCoverage(stacked, np.stack(above), np.asarray(seconds), z)
+
+
+def coverage_table(result: ReplicateCoverage) -> pd.DataFrame:
+    """Return coverage per quantity and probability over replicates.
+
+    Parameters
+    ----------
+    result : ReplicateCoverage
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per quantity and interval probability: ``mean`` (over replicates of
+        the share of cells covered), ``sd`` (across replicates), ``mc_error`` (``sd /
+        sqrt(replicates)``), ``min_cell`` (the smallest share of replicates in which
+        one cell is covered), ``z_sd`` (sd of the :func:`z_scores` over replicates
+        and cells; NaN for integer-valued quantities), ``cells`` and ``replicates``.
+    """
+    rows = []
+    for q, by_prob in result.hits.items():
+        for p, h in by_prob.items():
+            flat = h.reshape(len(h), -1)
+            share = np.nanmean(flat, axis=1)
+            per_cell = cell_coverage(h)
+            r = len(share)
+            sd = float(np.std(share, ddof=1)) if r > 1 else float("nan")
+            rows.append(
+                {
+                    "quantity": q,
+                    "prob": p,
+                    "mean": float(np.mean(share)),
+                    "sd": sd,
+                    "mc_error": sd / np.sqrt(r),
+                    "min_cell": float(np.nanmin(per_cell)),
+                    "z_sd": float(np.nanstd(result.z[q])) if q in result.z else float("nan"),
+                    "cells": int(np.isfinite(flat[0]).sum()),
+                    "replicates": r,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def cell_coverage(hits: np.ndarray) -> np.ndarray:
+    """Share of replicates in which each cell is covered (``hits``: replicate first)."""
+    with np.errstate(invalid="ignore"):
+        return np.nanmean(hits, axis=0)
