@@ -83,7 +83,7 @@ def test_exact_tier_rank_intervals_within_band(exact_table):
     _check_band(_rows(exact_table, DISCRETE))
 
 
-@pytest.mark.slow
+@pytest.mark.calibration  # ten hierarchical fits: many minutes
 @pytest.mark.xfail(strict=False, reason="judges are independent given the hyper-parameters")
 def test_hierarchical_tier_is_calibrated(hierarchical_table):
     _check_band(_rows(hierarchical_table, CONTINUOUS))
