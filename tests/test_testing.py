@@ -19,7 +19,9 @@ def test_builders_make_schema_valid_datasets():
         make_judgments(np.zeros((1, 2, 1, 1)), orders=("AB", "BA"))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(judgments())
 def test_no_defined_interval_collapses_and_nothing_raises(ds):
     assert validate(ds) == []

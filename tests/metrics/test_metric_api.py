@@ -422,3 +422,11 @@ def test_agreement_with_each_human_vote_beside_the_consensus():
     assert judge("vote_agreement_s1") == pytest.approx(s1)  # 4 of 6
     assert judge("vote_agreement_s2") == pytest.approx(s2)  # 4 of 5
     assert judge("agreement_s2") == 1.0  # against the majority label
+
+
+def test_kappa_with_one_label_class_is_undefined_not_zero():
+    # every item labelled A: kappa would be 0 for any judge that is not always A
+    res = compute_metrics(from_table(np.array([[90, 10]])), **NONE)
+    assert np.isnan(value(res, "kappa"))
+    assert "same label" in reason_of(res, "kappa")
+    assert value(res, "exact_match") == pytest.approx(0.9)

@@ -226,9 +226,23 @@ _EMPTY: dict[str, str] = {
     "ra_n": "fewer than two runs per item and order",
 }
 
-_CHANCE_ONE = "chance agreement is 1 (one category only): kappa is 0/0"
+_CHANCE_ONE = (
+    "chance agreement is 1, or every labelled item has the same label: kappa cannot tell"
+    " agreement from chance"
+)
 _ONE_CATEGORY = "every value falls in one category: alpha is 0/0"
 _PAIRED = ("pairs", "decisive_paired")
+
+
+def _kappa(x: np.ndarray, done: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Kappa against the human label; undefined when the labels hold one class only.
+
+    With one label class, kappa is 0 for every judge that does not always give that
+    label (and 0/0 for one that does): a number that says nothing about the judge.
+    """
+    table = confusion(x)
+    classes = (table.sum(-1) > 0).sum(-1)
+    return np.where(classes >= 2, cohen_kappa(table), np.nan)
 
 
 def _raw_agreement(x: np.ndarray, done: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -246,7 +260,7 @@ REGISTRY = MetricRegistry(
                reported=True),
         Metric("kappa", "Cohen's kappa, judge vs human label (invalid is its own category)",
                "judgments on labelled items", "higher",
-               formula=lambda x, done: cohen_kappa(confusion(x)), undefined=_CHANCE_ONE,
+               formula=_kappa, undefined=_CHANCE_ONE,
                reported=True),
         Metric("alpha", "Krippendorff's alpha (nominal), judge vs human label",
                "judgments on labelled items", "higher",

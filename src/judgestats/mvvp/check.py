@@ -30,7 +30,7 @@ The steps
    not passed; Krippendorff's alpha, tie-excluded exact match and the deflation
    (exact match minus kappa) are reported beside it. NOT MEASURED when the
    benchmark has no human (or gold) labels on the judge's items, or kappa is
-   undefined (one category only).
+   undefined (chance agreement 1, or one label class only).
 2. *Swap positions* (per judge × benchmark): position bias ``|P(first) - 0.5|``
    over runs judged in both orders, good side ``< max_position_bias`` (0.10).
    NOT MEASURED when the logs lack one of the orders ``AB``/``BA`` (or record the
@@ -468,7 +468,10 @@ class _Checker:
         if cell["labelled"] == 0:
             why = f"no human or gold labels on {bench}: kappa needs labelled items"
         elif not np.isfinite(self._value("kappa", judge, bench)):
-            why = "kappa is undefined: chance agreement is 1 (one category only)"
+            why = (
+                "kappa is undefined: chance agreement is 1, or every labelled item has the"
+                " same label (kappa cannot tell agreement from chance)"
+            )
         else:
             kappa = self.p.draws("kappa", judge=judge, benchmark=bench)
             p_chance = float(np.mean(kappa[np.isfinite(kappa)] > 0))
