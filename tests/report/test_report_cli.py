@@ -120,3 +120,15 @@ def test_gate_levels(level):
     assert tripping[-1] is StepVerdict.FAIL
     assert StepVerdict.PASS not in tripping
     assert len(tripping) == {"fail": 1, "inconclusive": 2, "not-measured": 3}[level]
+
+
+def test_rank_by_reaches_the_posterior_and_the_report(tmp_path):
+    run = run_cli(["--fast", "--draws", "50", "--rank-by", "position_bias"], tmp_path / "r")
+    assert run.rc in (0, 1), run.err[-2000:]
+    from judgestats.models import load_posterior
+
+    tree = load_posterior(run.folder / "posterior.nc")
+    assert tree["posterior"].attrs["rank_by"] == "position_bias"
+    assert "1 = lowest position bias" in (run.folder / "tables.tex").read_text()
+    bad = run_cli(["--fast", "--rank-by", "p_first"], tmp_path / "bad")
+    assert bad.rc == 2 and "direction" in bad.err

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import xarray as xr
+
+if TYPE_CHECKING:
+    from judgestats.models.derived import DerivedConfig
 
 from judgestats.accounting import ImportReport
 from judgestats.errors import LogFormatError, UsageError
 from judgestats.io import load, read_logs
+from judgestats.models.derived import DerivedConfig
 
 __all__ = [
     "DEMO_DATA",
@@ -93,6 +97,20 @@ def add_fit_options(parser: argparse.ArgumentParser) -> None:
     fit.add_argument("--tune", type=int, help="tuning steps per chain, hierarchical tier")
     fit.add_argument("--chains", type=int, help="chains (default: 2)")
     fit.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    fit.add_argument(
+        "--rank-by", default="kappa", help="metric that ranks judges, 1 = best (default kappa)"
+    )
+    fit.add_argument("--top-k", type=int, default=3, help="k of P(top-k on every benchmark)")
+
+
+def derived_config(args: argparse.Namespace) -> DerivedConfig:
+    """Return the ranking settings of ``--rank-by`` and ``--top-k`` (exit 2 if invalid)."""
+    from judgestats.models.derived import DerivedConfig  # the models load only to fit
+
+    try:
+        return DerivedConfig(rank_by=args.rank_by, top_k=args.top_k)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def check_fit_options(args: argparse.Namespace) -> None:

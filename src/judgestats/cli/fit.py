@@ -10,6 +10,7 @@ from judgestats.cli._common import (
     add_fit_options,
     add_input_options,
     check_fit_options,
+    derived_config,
     input_paths,
     load_input,
 )
@@ -22,8 +23,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fit", help="fit a model and save the posterior (.nc or .zarr)")
     add_input_options(p)
     add_fit_options(p)
-    p.add_argument("--rank-by", default="kappa", help="metric that ranks judges (default kappa)")
-    p.add_argument("--top-k", type=int, default=3, help="k of P(top-k on every benchmark)")
     p.add_argument(
         "--prior-scale",
         type=float,
@@ -36,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read, fit, save, and print the headline summary."""
-    from judgestats.models import DerivedConfig, save_posterior, summarize
+    from judgestats.models import save_posterior, summarize
     from judgestats.pipeline import fit_posterior
 
     check_fit_options(args)
@@ -45,10 +44,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--prior-scale {scale}: must be a positive number")
     if scale is not None and args.fast:
         raise UsageError("--prior-scale applies to the hierarchical tier; drop --fast")
-    try:
-        derived = DerivedConfig(rank_by=args.rank_by, top_k=args.top_k)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    derived = derived_config(args)
     check_output(args.output, inputs=input_paths(args))
     ds, report = load_input(args)
     print(report.format(max_rejects=5), file=sys.stderr)

@@ -16,6 +16,7 @@ from judgestats.cli._common import (
     add_fit_options,
     add_input_options,
     check_fit_options,
+    derived_config,
     input_paths,
     load_input,
 )
@@ -118,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from judgestats.report.terminal import Progress, terminal_summary
 
     config = _config(args)
+    derived = derived_config(args)
     check_fit_options(args)
     check_output(args.output, inputs=input_paths(args), folder=True)
     progress = Progress(sys.stderr)
@@ -147,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
         import_report=accounting,
         title=args.title,
         progress=progress,
+        derived=derived,
     )
     progress.note(f"report done in {time.monotonic() - start:.1f} s")
     print()
