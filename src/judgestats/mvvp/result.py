@@ -7,7 +7,6 @@ HTML table for Jupyter (``_repr_html_``) and a tidy DataFrame (:meth:`to_frame`)
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -349,35 +348,6 @@ class StepResult:
         }
 
 
-_CSS = """
-<style>
-.js-mvvp{border-collapse:collapse;font:13px/1.35 system-ui,sans-serif}
-.js-mvvp th,.js-mvvp td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;
-vertical-align:top}
-.js-mvvp th{background:#f6f8fa}
-.js-mvvp .v{display:inline-block;min-width:7.5em;padding:1px 6px;border-radius:4px;
-font-weight:600;font-size:12px}
-.js-mvvp .PASS{background:#dafbe1;color:#116329}
-.js-mvvp .FAIL{background:#ffebe9;color:#a40e26}
-.js-mvvp .INCONCLUSIVE{background:#fff8c5;color:#7d4e00}
-.js-mvvp .NOT_MEASURED{background:#eaeef2;color:#57606a}
-.js-mvvp .est{color:#24292f;font-size:12px;white-space:nowrap}
-</style>
-"""
-
-
-def _verdict_cell(r: StepResult | None, rowspan: int = 1) -> str:
-    span = f' rowspan="{rowspan}"' if rowspan > 1 else ""
-    if r is None:
-        return f"<td{span}></td>"
-    label = QUANTITY_LABELS.get(r.quantity, r.quantity)
-    title = html.escape(r.reason, quote=True)
-    return (
-        f'<td{span} title="{title}"><span class="v {r.verdict.name}">{r.verdict.value}</span>'
-        f'<br><span class="est">{html.escape(label)} {html.escape(r.formatted)}</span></td>'
-    )
-
-
 @dataclass(frozen=True)
 class MVVPResult:
     """Verdicts of the five MVVP steps for every judge (and benchmark).
@@ -508,83 +478,33 @@ class MVVPResult:
     def table(self) -> pd.DataFrame:
         """Return the verdicts as a judge × benchmark by step table of strings."""
         rows = []
-        for judge, bench in self._rows():
+        for judge, bench in self.rows():
             row = {"judge": judge, "benchmark": bench}
             for step in Step:
-                r = self._find(step, judge, bench)
+                r = self.find(step, judge, bench)
                 row[f"{int(step)} {step.title}"] = "" if r is None else r.verdict.value
             rows.append(row)
         return pd.DataFrame(rows)
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
+        """Return the (judge, benchmark) pairs with results, in result order."""
         return list(
             dict.fromkeys((r.judge, r.benchmark) for r in self.results if r.benchmark is not None)
         )
 
-    def _find(self, step: Step, judge: str, bench: str | None) -> StepResult | None:
+    def find(self, step: Step, judge: str, bench: str | None) -> StepResult | None:
+        """Return :meth:`get`'s result, or ``None`` where there is none."""
         try:
             return self.get(step, judge, bench)
         except KeyError:
             return None
 
-    # -- display -----------------------------------------------------------------
+    # -- display (rendered by judgestats.report.verdicts) -------------------------
     def format(self, details: bool = True, max_warnings: int | None = None) -> str:
-        """Return the plain-text verdict table, and the non-passing results in words.
+        """Return the plain-text verdict table (``judgestats.report.verdicts.verdict_text``)."""
+        from judgestats.report.verdicts import verdict_text
 
-        Parameters
-        ----------
-        details : bool, default True
-            Add one line per result that is not PASS, with its estimate and reason.
-        max_warnings : int, optional
-            List at most this many failed diagnostics (all by default).
-
-        Returns
-        -------
-        str
-        """
-        rows = self._rows()
-        head = [
-            "judge",
-            "benchmark",
-            *(f"{int(s)} {_SHORT[s]}" for s in Step),
-        ]
-        body = []
-        last = None
-        for judge, bench in rows:
-            cells = [judge if judge != last else "", bench]
-            for step in Step:
-                r = self._find(step, judge, bench)
-                shown = r is not None and (step.per_benchmark or judge != last)
-                cells.append(r.verdict.value if r is not None and shown else "")
-            body.append(cells)
-            last = judge
-        for judge in self.judges:  # judges only measurable per judge (no benchmark row)
-            if judge not in {j for j, _ in rows}:
-                r = self._find(Step.CROSS_VALIDATE, judge, None)
-                body.append([judge, "", "", "", "", r.verdict.value if r else "", ""])
-        widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
-        lines = [
-            f"MVVP verdicts ({self.config.prob:.0%} intervals, {self.model or 'unknown'} model)",
-            "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip(),
-        ]
-        lines += [
-            "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in body
-        ]
-        counts = self.counts()
-        lines.append(", ".join(f"{n} {v.value}" for v, n in counts.items()))
-        if details:
-            order = sorted(
-                (r for r in self.results if r.verdict is not StepVerdict.PASS),
-                key=lambda r: -r.verdict.severity,
-            )
-            lines += [r.describe() for r in order]
-        if self.warnings:
-            listed = self.warnings[:max_warnings] if max_warnings is not None else self.warnings
-            lines.append(f"sampler diagnostics failed ({len(self.warnings)}):")
-            lines += [f"  {w}" for w in listed]
-            if len(listed) < len(self.warnings):
-                lines.append(f"  ... and {len(self.warnings) - len(listed)} more (see index.html)")
-        return "\n".join(lines)
+        return verdict_text(self, details=details, max_warnings=max_warnings)
 
     def __str__(self) -> str:
         return self.format(details=False)
@@ -600,51 +520,13 @@ class MVVPResult:
 
         Each cell holds the verdict and the estimate; hovering shows the reason.
         """
-        rows = self._rows()
-        per_judge: dict[str, int] = {}
-        for judge, _ in rows:
-            per_judge[judge] = per_judge.get(judge, 0) + 1
-        head = "".join(f"<th>{int(s)}. {html.escape(s.title)}</th>" for s in Step)
-        out = [_CSS, f'<table class="js-mvvp"><thead><tr><th>judge</th><th>benchmark</th>{head}']
-        out.append("</tr></thead><tbody>")
-        seen: set[str] = set()
-        for judge, bench in rows:
-            cells = []
-            if judge not in seen:
-                cells.append(f'<td rowspan="{per_judge[judge]}">{html.escape(judge)}</td>')
-            cells.append(f"<td>{html.escape(bench)}</td>")
-            for step in Step:
-                if step.per_benchmark:
-                    cells.append(_verdict_cell(self._find(step, judge, bench)))
-                elif judge not in seen:
-                    r = self._find(step, judge, None)
-                    cells.append(_verdict_cell(r, per_judge[judge]))
-            seen.add(judge)
-            out.append("<tr>" + "".join(cells) + "</tr>")
-        out.append("</tbody></table>")
-        prob = f"{self.config.prob:.0%}"
-        counts = ", ".join(f"{n} {v.value}" for v, n in self.counts().items())
-        out.append(
-            f"<p class='js-mvvp-note'>{prob} equal-tailed intervals, "
-            f"{html.escape(self.model or 'unknown')} model: {counts}. "
-            "Hover a cell for the reason.</p>"
-        )
-        if self.warnings:
-            items = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
-            out.append(f"<p><strong>Sampler diagnostics failed:</strong></p><ul>{items}</ul>")
-        return "\n".join(out)
+        from judgestats.report.verdicts import verdict_html
+
+        return verdict_html(self)
 
     def _repr_html_(self) -> str:
         return self.to_html()
 
-
-_SHORT = {
-    Step.CHANCE_CORRECT: "chance",
-    Step.SWAP_POSITIONS: "swap",
-    Step.REPLICATE: "replicate",
-    Step.CROSS_VALIDATE: "cross-val",
-    Step.AUDIT_PARADOX: "paradox",
-}
 
 _FRAME_COLUMNS = [
     "step",
