@@ -35,6 +35,12 @@ the first version of this tier, without traits, covered 85% of true values with 
 ones. A trait adds the small moves of all splits into one well-measured quantity,
 which is pooled by how much judges really differ in it.
 
+Full support. Every tree has a *novel* leaf under its root for items whose pattern
+follows the base measure of :mod:`judgestats.models.prior` (never observed, so its
+mass is what the prior and the data leave it); each draw gives those items a pattern
+distribution ``P_new ~ DP(prior, G0)`` per judge. No pattern the data did not show
+loses its mass, so no interval collapses to a point on small data.
+
 Judges are pooled within a benchmark, never across benchmarks (rank shifts between
 benchmarks are not shrunk away). The likelihood has one beta-binomial term per
 (judge, split) with items, weighted by the pattern counts of the tally, never one
