@@ -21,38 +21,10 @@ name               source
 =================  ==============================================================
 """
 
-from judgestats.io.formats import (
-    alpaca_eval,
-    arena_hard,
-    fastchat,
-    inspect,
-    judgebench,
-    llmbar,
-    pandalm,
-    position_bias,
-    scores,
-    table,
-)
+from importlib import import_module
 
-#: The built-in importers, in the order detection asks them.
-BUILTINS = tuple(
-    module.IMPORTER
-    for module in (
-        alpaca_eval,
-        arena_hard,
-        fastchat,
-        inspect,
-        judgebench,
-        llmbar,
-        pandalm,
-        position_bias,
-        scores,
-        table,
-    )
-)
-
-__all__ = [
-    "BUILTINS",
+#: The built-in format modules, in the order detection asks them.
+_MODULES: tuple[str, ...] = (
     "alpaca_eval",
     "arena_hard",
     "fastchat",
@@ -63,4 +35,9 @@ __all__ = [
     "position_bias",
     "scores",
     "table",
-]
+)
+
+#: The built-in importers, in the order detection asks them.
+BUILTINS = tuple(import_module(f"{__name__}.{name}").IMPORTER for name in _MODULES)
+
+__all__ = ["BUILTINS"]
