@@ -11,6 +11,7 @@ correlation between judges that the model (or the shared bootstrap weights) carr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -18,10 +19,16 @@ import numpy as np
 import xarray as xr
 
 from judgestats.features import FEATURES
-from judgestats.metrics.formulas import DIRECTION, denominators, derive
+from judgestats.metrics.formulas import DIRECTION, REGISTRY, denominators, derive
 from judgestats.thresholds import PAPER
 
-__all__ = ["DerivedConfig", "derived_quantities"]
+__all__ = [
+    "DERIVED_VARIABLES",
+    "DerivedConfig",
+    "complete_posterior",
+    "derived_quantities",
+    "stored_quantities",
+]
 
 _SAMPLE = ("chain", "draw")
 
@@ -65,16 +72,28 @@ class DerivedConfig:
 def _rank(values: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
     """Rank along the last axis, 1 = best; ties share their average rank; NaN stays NaN.
 
+    One sort over every leading axis (draws, benchmarks, benchmark pairs at once).
+
     Examples
     --------
     >>> _rank(np.array([0.5, 0.9, 0.5, np.nan])).tolist()[:3]
     [2.5, 1.0, 2.5]
     """
-    v = values if higher_is_better else -values
-    ok = np.isfinite(v)
-    better = (v[..., None, :] > v[..., :, None]) & ok[..., None, :]  # [i, j]: j beats i
-    same = (v[..., None, :] == v[..., :, None]) & ok[..., None, :]
-    ranks = 1.0 + better.sum(-1) + (same.sum(-1) - 1) / 2.0
+    ok = np.isfinite(values)
+    key = np.where(ok, -values if higher_is_better else values, np.inf)  # best first
+    order = np.argsort(key, axis=-1, kind="stable")
+    s = np.take_along_axis(key, order, -1)
+    n = s.shape[-1]
+    pos = np.broadcast_to(np.arange(n), s.shape)
+    starts = np.ones(s.shape, dtype=bool)
+    starts[..., 1:] = s[..., 1:] != s[..., :-1]
+    ends = np.ones(s.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    # first and last sorted position of each run of equal values
+    first = np.maximum.accumulate(np.where(starts, pos, 0), axis=-1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, pos, n), -1), axis=-1), -1)
+    ranks = np.empty(s.shape)
+    np.put_along_axis(ranks, order, 1.0 + (first + last) / 2.0, -1)
     return np.where(ok, ranks, np.nan)
 
 
@@ -86,18 +105,39 @@ def _pair_signs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sign(np.nan_to_num(d)).astype(np.int8), np.isfinite(d)
 
 
-def _kendall_tau(
-    x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray]
-) -> np.ndarray:
+def _kendall_tau(x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Kendall's tau-a between two rankings, over the pairs of judges present in both.
 
     ``x`` and ``y`` are :func:`_pair_signs` of each ranking's values.
     """
     (sx, ox), (sy, oy) = x, y
-    pairs = (ox & oy).sum(-1)
-    agree = (sx * sy).sum(-1, dtype=np.int64)
+    return _tau((sx * sy).sum(-1, dtype=np.int64), (ox & oy).sum(-1, dtype=np.int64))
+
+
+def _tau(agree: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(pairs > 0, agree / np.maximum(pairs, 1), np.nan)
+
+
+#: Draws per block of :func:`_kendall_taus` (bounds its memory with many judges).
+_TAU_BLOCK = 256
+
+
+def _kendall_taus(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`_kendall_tau` between benchmarks ``a[k]`` and ``b[k]`` for every pair ``k``.
+
+    ``x`` holds the ranking values ``(sample, benchmark, judge)``. The concordance
+    counts of all benchmark pairs are one matrix product of the judge-pair signs per
+    block of draws (float32 is exact here: the counts stay below 2**24).
+    """
+    out = np.empty((x.shape[0], len(a)))
+    for lo in range(0, x.shape[0], _TAU_BLOCK):
+        sign, ok = _pair_signs(x[lo : lo + _TAU_BLOCK])
+        s, o = sign.astype(np.float32), ok.astype(np.float32)
+        agree = (s @ np.swapaxes(s, -1, -2))[:, a, b]  # (draw, pair)
+        pairs = (o @ np.swapaxes(o, -1, -2))[:, a, b]
+        out[lo : lo + _TAU_BLOCK] = _tau(agree.astype(np.int64), pairs.astype(np.int64))
+    return out
 
 
 def _supported(metrics: dict[str, np.ndarray], support: xr.DataArray | None) -> None:
@@ -115,10 +155,65 @@ def _supported(metrics: dict[str, np.ndarray], support: xr.DataArray | None) -> 
         metrics[name] = np.where(counts[name] > 0, value, np.nan)
 
 
+@lru_cache(maxsize=1)
+def _metric_formulas() -> tuple[str, ...]:
+    """Metrics whose formula reads only the metrics declared before it, not the features.
+
+    Found by calling each formula without features (the registry is their one home):
+    deflation, position bias, order consistency and the like. They are stored nowhere
+    and recomputed from the others (:func:`complete_posterior`).
+    """
+    probe: dict[str, np.ndarray] = {}
+    out = []
+    for name, m in REGISTRY.items():
+        if m.formula is not None:
+            try:
+                probe[name] = np.asarray(m.formula(None, probe), dtype=float)  # type: ignore[arg-type]
+            except (TypeError, IndexError, KeyError):
+                probe[name] = np.zeros(1)
+                continue
+            out.append(name)
+        else:
+            probe[name] = np.zeros(1)
+    return tuple(out)
+
+
+def stored_quantities(posterior: xr.Dataset) -> list[str]:
+    """Return the posterior variables that cannot be recomputed from the others.
+
+    The metrics drawn from the features, and any variable a tier adds (hyper-parameters);
+    :func:`complete_posterior` rebuilds the rest.
+    """
+    derived = {*_metric_formulas(), *DERIVED_VARIABLES}
+    return [str(n) for n in posterior.data_vars if n not in derived]
+
+
+#: Posterior variables computed from the metrics by :func:`complete_posterior`.
+DERIVED_VARIABLES: tuple[str, ...] = (
+    "rank",
+    "rank_shift",
+    "kendall_tau",
+    "max_rank_shift",
+    "top_k_all",
+    "paradox",
+    "n_paradox",
+)
+
+
+def _feature_major(x: np.ndarray) -> np.ndarray:
+    """Return ``x`` with each feature contiguous in memory (the formulas read one at a time)."""
+    return np.moveaxis(np.ascontiguousarray(np.moveaxis(x, -1, 0)), 0, -1)
+
+
 def derived_quantities(
     features: xr.DataArray, config: DerivedConfig, support: xr.DataArray | None = None
 ) -> xr.Dataset:
     """Compute every reported quantity from draws of expected item features.
+
+    The metrics drawn from the features are rounded to float32 (the precision
+    ``posterior.nc`` stores); everything else is computed from them by
+    :func:`complete_posterior`, so that a posterior read back from disk is the one
+    fitted, bit for bit.
 
     Parameters
     ----------
@@ -134,50 +229,87 @@ def derived_quantities(
     Returns
     -------
     xarray.Dataset
-        One variable per metric over ``(chain, draw, judge, benchmark)``; ``rank``
-        (1 = best, ties at their average rank); ``rank_shift`` (rank on the second
-        benchmark minus rank on the first, both among the judges ranked on both; the
-        count is the ``pair_judges`` coordinate) and ``kendall_tau`` over
-        ``benchmark_pair``; ``max_rank_shift``; ``top_k_all`` (0/1 per judge: in the
-        top k on every benchmark with ranks; NaN for a judge without a rank on one of
-        them); ``paradox`` (0/1 per judge and benchmark) and ``n_paradox`` per
-        benchmark.
+        As :func:`complete_posterior`.
     """
     x = features.transpose(*_SAMPLE, "judge", "benchmark", "feature").values
     if x.shape[-1] != len(FEATURES):
         raise ValueError(f"features has {x.shape[-1]} entries on 'feature', need {len(FEATURES)}")
-    dims = (*_SAMPLE, "judge", "benchmark")
-    metrics = derive(x)
+    metrics = derive(_feature_major(x))
     _supported(metrics, support)
+    dims = (*_SAMPLE, "judge", "benchmark")
+    secondary = _metric_formulas()
+    base = {
+        name: (dims, value.astype(np.float32).astype(float))
+        for name, value in metrics.items()
+        if name not in secondary
+    }
+    coords = {d: features[d].values for d in dims}
+    return complete_posterior(xr.Dataset(base, coords=coords), config)
+
+
+def complete_posterior(posterior: xr.Dataset, config: DerivedConfig) -> xr.Dataset:
+    """Add every quantity computed from the drawn metrics: the fit's and the loader's step.
+
+    Parameters
+    ----------
+    posterior : xarray.Dataset
+        The metrics drawn from the features over ``(chain, draw, judge, benchmark)``
+        (float32 values; what :func:`stored_quantities` names), plus any variable of the
+        tier, kept as it is.
+    config : DerivedConfig
+        Ranking metric, ``k`` and paradox thresholds.
+
+    Returns
+    -------
+    xarray.Dataset
+        Every metric of the registry in its order, then ``rank`` (1 = best, ties at
+        their average rank); ``rank_shift`` (rank on the second benchmark minus rank on
+        the first, both among the judges ranked on both; the count is the
+        ``pair_judges`` coordinate) and ``kendall_tau`` over ``benchmark_pair``;
+        ``max_rank_shift``; ``top_k_all`` (0/1 per judge: in the top k on every
+        benchmark with ranks; NaN for a judge without a rank on one of them);
+        ``paradox`` (0/1 per judge and benchmark) and ``n_paradox`` per benchmark;
+        then the tier's other variables.
+    """
+    dims = (*_SAMPLE, "judge", "benchmark")
+    drawn = {str(n): posterior[n].transpose(*dims).values.astype(float) for n in REGISTRY
+             if n in posterior and n not in _metric_formulas()}  # fmt: skip
+    metrics: dict[str, np.ndarray] = {}
+    for name, m in REGISTRY.items():
+        if name in drawn:
+            metrics[name] = drawn[name]
+        elif name in _metric_formulas():
+            metrics[name] = np.asarray(m.formula(None, metrics), dtype=float)  # type: ignore[arg-type,misc]
     out: dict[str, tuple[tuple[str, ...], np.ndarray]] = {
         name: (dims, value) for name, value in metrics.items()
     }
-    by_bench = np.swapaxes(metrics[config.rank_by], -1, -2)  # (..., benchmark, judge)
     best_high = config.higher_is_better
-    rank_b = np.stack([_rank(by_bench[..., b, :], best_high) for b in range(x.shape[-2])], -2)
-    rank = np.swapaxes(rank_b, -1, -2)  # judges ranked within each benchmark
+    by_bench = np.swapaxes(metrics[config.rank_by], -1, -2)  # (..., benchmark, judge)
+    rank = np.swapaxes(_rank(by_bench, best_high), -1, -2)  # within each benchmark
     out["rank"] = (dims, rank)
-    benchmarks = features["benchmark"].values.tolist()
+    benchmarks = posterior["benchmark"].values.tolist()
     pairs = list(combinations(range(len(benchmarks)), 2))
-    pair_names = [f"{benchmarks[a]} -> {benchmarks[b]}" for a, b in pairs]
-    pair_judges = []
+    coords: dict[str, Any] = {d: posterior[d].values for d in dims}
     if pairs:
-        shifts, taus = [], []
-        signs = {b: _pair_signs(by_bench[..., b, :]) for b in {k for p in pairs for k in p}}
-        for a, b in pairs:
-            # ranks among the judges ranked on both benchmarks: a judge's shift must not
-            # come from a change in who else was run
-            both = np.isfinite(by_bench[..., a, :]) & np.isfinite(by_bench[..., b, :])
-            va = np.where(both, by_bench[..., a, :], np.nan)
-            vb = np.where(both, by_bench[..., b, :], np.nan)
-            shifts.append(_rank(vb, best_high) - _rank(va, best_high))
-            taus.append(_kendall_tau(signs[a], signs[b]))
-            pair_judges.append(int(both.reshape(-1, both.shape[-1]).all(0).sum()))
-        shift = np.stack(shifts, -1)
-        out["rank_shift"] = ((*_SAMPLE, "judge", "benchmark_pair"), shift)
-        out["kendall_tau"] = ((*_SAMPLE, "benchmark_pair"), np.stack(taus, -1))
+        a, b = (np.array(p) for p in zip(*pairs, strict=True))
+        va, vb = by_bench[..., a, :], by_bench[..., b, :]  # (..., pair, judge)
+        # ranks among the judges ranked on both benchmarks: a judge's shift must not
+        # come from a change in who else was run
+        both = np.isfinite(va) & np.isfinite(vb)
+        shift = _rank(np.where(both, vb, np.nan), best_high) - _rank(
+            np.where(both, va, np.nan), best_high
+        )
+        out["rank_shift"] = ((*_SAMPLE, "judge", "benchmark_pair"), np.swapaxes(shift, -1, -2))
+        flat = by_bench.reshape(-1, *by_bench.shape[-2:])
+        tau = _kendall_taus(flat, a, b).reshape(*by_bench.shape[:-2], len(pairs))
+        out["kendall_tau"] = ((*_SAMPLE, "benchmark_pair"), tau)
         # a judge absent from a benchmark has no shift there: it counts as 0
         out["max_rank_shift"] = (_SAMPLE, np.abs(np.nan_to_num(shift)).max(axis=(-2, -1)))
+        coords["benchmark_pair"] = np.array(
+            [f"{benchmarks[i]} -> {benchmarks[j]}" for i, j in pairs]
+        )
+        judges_both = both.reshape(-1, *both.shape[-2:]).all(0).sum(-1)
+        coords["pair_judges"] = ("benchmark_pair", judges_both.astype(np.int64))
     judged = np.isfinite(rank)
     ranked_bench = judged.any(axis=(*range(judged.ndim - 2), -2))  # benchmarks with ranks
     on_all = judged[..., ranked_bench].all(-1)
@@ -190,16 +322,11 @@ def derived_quantities(
     defined = np.isfinite(metrics["test_retest"]) & np.isfinite(metrics["position_bias"])
     out["paradox"] = (dims, np.where(defined, paradox.astype(float), np.nan))
     out["n_paradox"] = ((*_SAMPLE, "benchmark"), np.where(defined, paradox, 0).sum(-2))
-    coords: dict[str, Any] = {
-        "chain": features["chain"].values,
-        "draw": features["draw"].values,
-        "judge": features["judge"].values,
-        "benchmark": features["benchmark"].values,
-    }
-    if pairs:
-        coords["benchmark_pair"] = np.array(pair_names)
-        coords["pair_judges"] = ("benchmark_pair", np.array(pair_judges, dtype=np.int64))
     ds = xr.Dataset(out, coords=coords)
+    extra = [n for n in posterior.data_vars if n not in ds]
+    if extra:
+        ds = ds.merge(posterior[extra])
+    ds.attrs.update(posterior.attrs)
     ds.attrs.update(
         rank_by=config.rank_by,
         top_k=config.top_k,

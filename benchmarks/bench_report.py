@@ -1,0 +1,111 @@
+"""Stage timings and output sizes of ``judgestats report`` on one imported dataset.
+
+Run: ``.venv/bin/python benchmarks/bench_report.py llmbar.nc [--hierarchical]``
+
+The dataset is a ``.nc`` written by ``judgestats import`` (reading the logs is not
+timed; see ``bench_io.py``). Every stage of :func:`judgestats.pipeline.create_report`
+is run in turn in one process and timed; the table printed at the end holds the
+stage times, the total and the size of every report file. Import time of the
+package is measured in a fresh interpreter (it is what the command line pays
+before any work).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+
+def _import_seconds() -> float:
+    code = "import time; t = time.perf_counter(); import judgestats.cli; print(time.perf_counter() - t)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip())
+
+
+def main() -> None:
+    """Time every stage of a report of one imported dataset and print a table."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("data", help="a .nc written by `judgestats import`")
+    parser.add_argument("--hierarchical", action="store_true", help="the MCMC tier")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    rows: list[tuple[str, str]] = [("import judgestats.cli", f"{_import_seconds():.2f} s")]
+    start = time.perf_counter()
+
+    def stage(name: str, fn):
+        t = time.perf_counter()
+        out = fn()
+        rows.append((name, f"{time.perf_counter() - t:.2f} s"))
+        return out
+
+    import matplotlib
+    import numpy as np
+
+    from judgestats.io.store import load as load_judgments
+    from judgestats.models import ExactModel, HierarchicalModel, save_posterior
+    from judgestats.models.base import FitData
+    from judgestats.models.derived import derived_quantities
+    from judgestats.mvvp import MVVPConfig, check
+    from judgestats.pipeline import derived_for
+    from judgestats.report import FIGURES
+    from judgestats.report.html import render_html
+    from judgestats.report.plots import figure_to_data_uri
+    from judgestats.report.tables import latex_tables, summary_table, write_summary
+
+    ds = stage("load dataset", lambda: load_judgments(args.data))
+    config = MVVPConfig()
+    model = (HierarchicalModel if args.hierarchical else ExactModel)(
+        derived=derived_for(config)
+    )
+    if not args.hierarchical:  # the fit's two parts, timed apart
+        data = stage("fit: tally", lambda: FitData.from_data(ds))
+        rng = np.random.default_rng(args.seed)
+        features, _ = stage(
+            "fit: feature draws", lambda: model._draw_features(data, rng, args.seed)
+        )
+        scaled = features * data.constant_data()["n_items"].astype(float)
+        stage(
+            "fit: derived quantities",
+            lambda: derived_quantities(scaled, model.derived, data.support()),
+        )
+    tree = stage("fit (whole)", lambda: model.fit(ds, random_seed=args.seed))
+    tree.attrs["mvvp_config"] = json.dumps(asdict(config))
+    result = stage("MVVP check (with summaries)", lambda: check(tree, ds, config))
+    table = stage("summary table", lambda: summary_table(result))
+
+    def figures():
+        with matplotlib.rc_context({"font.family": "DejaVu Sans"}), np.errstate(invalid="ignore"):
+            return {
+                n: figure_to_data_uri(f)
+                for n, p in FIGURES.items()
+                if (f := p(result, table)) is not None
+            }
+
+    figs = stage("plots", figures)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        stage("write summary.csv/json", lambda: write_summary(result, folder))
+        tex = stage("LaTeX tables", lambda: latex_tables(result, table))
+        (folder / "tables.tex").write_text(tex)
+        page = stage("HTML", lambda: render_html(result, table, figs, tree=tree))
+        (folder / "index.html").write_text(page, encoding="utf-8")
+        stage("write posterior.nc", lambda: save_posterior(tree, folder / "posterior.nc"))
+        rows.append(("total (stages after loading)", f"{time.perf_counter() - start:.2f} s"))
+        for f in sorted(folder.iterdir()):
+            rows.append((f.name, f"{f.stat().st_size / 1e6:.2f} MB"))
+    width = max(len(r[0]) for r in rows)
+    tier = "hierarchical" if args.hierarchical else "exact (--fast)"
+    print(f"report of {args.data}, {tier} tier; {ds.sizes['judge']} judges, {ds.sizes['item']} items")
+    for name, value in rows:
+        print(f"{name:<{width}}  {value:>10}")
+
+
+if __name__ == "__main__":
+    main()
