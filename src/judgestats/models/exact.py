@@ -141,15 +141,16 @@ class ExactModel(JudgeModel):
     ) -> tuple[xr.DataArray, dict[str, xr.Dataset]]:
         cfg = self.config
         n = cfg.draws * cfg.chains
-        out = np.full((n, len(data.judges), len(data.benchmarks), len(FEATURES)), np.nan)
+        # feature-major in memory: the metric formulas read one feature at a time
+        out = np.full((len(FEATURES), n, len(data.judges), len(data.benchmarks)), np.nan)
         for b, bt in enumerate(data.tally):
             if cfg.method == "bootstrap":
                 draws = _bootstrap(bt, n, rng, cfg.prior)
             else:
                 draws = _dirichlet(bt, n, rng, cfg.prior)
             idx = [data.judges.index(j) for j in bt.judges]
-            out[:, idx, b, :] = draws
-        arr = out.reshape(cfg.chains, cfg.draws, *out.shape[1:])
+            out[:, :, idx, b] = np.moveaxis(draws, -1, 0)
+        arr = np.moveaxis(out, 0, -1).reshape(cfg.chains, cfg.draws, *out.shape[2:], out.shape[0])
         features = xr.DataArray(
             arr,
             dims=("chain", "draw", "judge", "benchmark", "feature"),

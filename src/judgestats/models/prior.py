@@ -202,15 +202,36 @@ def dp_feature_draws(
     cdf = np.cumsum(prob)
     cdf /= cdf[-1]
     n = int(np.prod(shape))
+    # Beta(1, alpha) by inversion, 1 - U ** (1 / alpha): the same law as rng.beta, a
+    # fraction of its cost; the left-over mass goes to the last stick.
+    v = -np.expm1(np.log(rng.random((n, _STICKS - 1))) / alpha)
+    left = np.cumprod(1.0 - v, axis=1)
     shares = np.empty((n, _STICKS))
-    left = np.ones(n)
-    for t in range(_STICKS):
-        share = left if t == _STICKS - 1 else left * rng.beta(1.0, alpha, size=n)
-        shares[:, t] = share
-        left = left - share
+    shares[:, 0] = v[:, 0]
+    shares[:, 1:-1] = left[:, :-1] * v[:, 1:]
+    shares[:, -1] = left[:, -1]
     picks = np.minimum(np.searchsorted(cdf, rng.random((n, _STICKS)), side="right"), len(prob) - 1)
-    # the weight of every atom in every draw, then one product with the atoms' features
-    rows = np.repeat(np.arange(n), _STICKS)
-    weights = sparse.csr_array((shares.ravel(), (rows, picks.ravel())), shape=(n, len(prob)))
-    out = np.asarray(weights @ atoms).reshape(*shape, atoms.shape[-1])
-    return out
+    return _weighted_atoms(shares, picks, atoms).reshape(*shape, atoms.shape[-1])
+
+
+#: Atoms up to which the weights of every draw are held as a dense matrix.
+_DENSE_ATOMS = 4096
+
+
+def _weighted_atoms(shares: np.ndarray, picks: np.ndarray, atoms: np.ndarray) -> np.ndarray:
+    """Return ``sum_t shares[:, t] * atoms[picks[:, t]]``: each draw's weight on each atom."""
+    n, k = len(shares), len(atoms)
+    rows = np.repeat(np.arange(n), shares.shape[1])
+    if k <= _DENSE_ATOMS:
+        out = np.empty((n, atoms.shape[-1]))
+        block = max(1, (1 << 22) // k)  # rows per dense weight block (32 MB)
+        for lo in range(0, n, block):
+            hi = min(n, lo + block)
+            idx = (rows[lo * shares.shape[1] : hi * shares.shape[1]] - lo) * k + picks[
+                lo:hi
+            ].ravel()
+            w = np.bincount(idx, weights=shares[lo:hi].ravel(), minlength=(hi - lo) * k)
+            out[lo:hi] = w.reshape(hi - lo, k) @ atoms
+        return out
+    weights = sparse.csr_array((shares.ravel(), (rows, picks.ravel())), shape=(n, k))
+    return np.asarray(weights @ atoms)
