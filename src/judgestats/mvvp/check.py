@@ -293,6 +293,8 @@ class _Posterior:
         from judgestats.models import summarize
 
         self.post = _with_paradox(tree["posterior"].to_dataset(), config)
+        self._arrays: dict[str, tuple[np.ndarray, tuple[Any, ...]]] = {}
+        self._positions: dict[Any, dict[str, int]] = {}
         self.config = config
         self.model = str(tree.attrs.get("model", ""))
         names = [n for n in summary_quantities() if n in self.post]
@@ -344,7 +346,27 @@ class _Posterior:
         )
 
     def draws(self, name: str, **sel: str | Sequence[str]) -> np.ndarray:
-        return self.post[name].sel(sel).transpose(*_SAMPLE, ...).values
+        """Draws of one quantity at labels ``sel``: ``post[name].sel(sel)``, sample dims first.
+
+        Plain numpy indexing into arrays laid out once per quantity: the check reads
+        hundreds of cells, and a labelled selection per cell cost more than the check.
+        """
+        if name not in self._arrays:
+            da = self.post[name].transpose(*_SAMPLE, ...)
+            self._arrays[name] = (da.values, da.dims)
+        values, dims = self._arrays[name]
+        index: list[Any] = []
+        for dim in dims:
+            if dim not in sel:
+                index.append(slice(None))
+                continue
+            if dim not in self._positions:
+                labels = [str(v) for v in self.post[dim].values]
+                self._positions[dim] = {v: i for i, v in enumerate(labels)}
+            where = sel[dim]
+            pos = self._positions[dim]
+            index.append(pos[where] if isinstance(where, str) else [pos[w] for w in where])
+        return values[tuple(index)]
 
     def diagnostics(self, rec: dict[str, Any] | None) -> str:
         """Say which sampler diagnostic of a summary row failed (``""`` if none).
