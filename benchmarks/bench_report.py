@@ -50,7 +50,6 @@ def main() -> None:
         rows.append((name, f"{time.perf_counter() - t:.2f} s", f"{time.process_time() - c:.2f} s"))
         return out
 
-    import matplotlib
     import numpy as np
 
     from judgestats.io.store import load as load_judgments
@@ -59,9 +58,8 @@ def main() -> None:
     from judgestats.models.derived import derived_quantities
     from judgestats.mvvp import MVVPConfig, check
     from judgestats.pipeline import derived_for
-    from judgestats.report import FIGURES
+    from judgestats.report import figures
     from judgestats.report.html import render_html
-    from judgestats.report.plots import figure_to_data_uri
     from judgestats.report.tables import latex_tables, summary_table, write_summary
 
     ds = stage("load dataset", lambda: load_judgments(args.data))
@@ -86,15 +84,7 @@ def main() -> None:
     result = stage("MVVP check (with summaries)", lambda: check(tree, ds, config))
     table = stage("summary table", lambda: summary_table(result))
 
-    def figures():
-        with matplotlib.rc_context({"font.family": "DejaVu Sans"}), np.errstate(invalid="ignore"):
-            return {
-                n: figure_to_data_uri(f)
-                for n, p in FIGURES.items()
-                if (f := p(result, table)) is not None
-            }
-
-    figs = stage("plots", figures)
+    figs = stage("plots", lambda: figures(result, table))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         stage("write summary.csv/json", lambda: write_summary(result, folder))

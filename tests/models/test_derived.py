@@ -1,6 +1,7 @@
 """Derived quantities against reference implementations."""
 
 import numpy as np
+import pytest
 from scipy.stats import kendalltau, rankdata
 
 from judgestats.models.derived import _kendall_tau, _pair_signs, _rank
@@ -22,3 +23,44 @@ def test_ranks_are_scipy_average_ranks_of_the_best_first():
     x = rng.integers(0, 4, size=(50, 6)).astype(float)  # many ties
     np.testing.assert_array_equal(_rank(x), rankdata(-x, axis=-1, method="average"))
     np.testing.assert_array_equal(_rank(x, False), rankdata(x, axis=-1, method="average"))
+
+
+def test_kendall_taus_of_every_benchmark_pair_match_the_pairwise_tau():
+    from judgestats.models.derived import _kendall_taus
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(300, 4, 11))  # draws > one block of the products
+    x[:, 2, 5] = np.nan  # a judge absent from one benchmark
+    x[:, 1, :3] = np.round(x[:, 1, :3])  # ties
+    a, b = np.triu_indices(4, 1)
+    taus = _kendall_taus(x, a, b)
+    for k, (i, j) in enumerate(zip(a, b, strict=True)):
+        expected = _kendall_tau(_pair_signs(x[:, i]), _pair_signs(x[:, j]))
+        np.testing.assert_array_equal(taus[:, k], expected)
+
+
+def test_ranks_of_many_rankings_at_once_with_nan_are_scipy_average_ranks():
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 5, size=(40, 3, 9)).astype(float)
+    x[rng.random(x.shape) < 0.2] = np.nan
+    ranks = _rank(x)
+    for idx in np.ndindex(x.shape[:-1]):
+        ok = np.isfinite(x[idx])
+        expected = np.full(x.shape[-1], np.nan)
+        expected[ok] = rankdata(-x[idx][ok], method="average")
+        np.testing.assert_array_equal(ranks[idx], expected)
+
+
+def test_sample_quantiles_are_numpy_nanquantile_exactly():
+    from judgestats.models.summary import sample_quantiles
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(7, 5, 201))
+    x[0, 0] = np.nan  # no finite draw
+    x[1, 1, :200] = np.nan  # one finite draw
+    x[2, 2, rng.random(201) < 0.3] = np.nan  # some
+    x[3] = np.round(x[3])  # ties
+    probs = [0.025, 0.05, 0.5, 0.975]
+    with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
+        expected = np.nanquantile(x, probs, axis=-1)
+    np.testing.assert_array_equal(sample_quantiles(x, probs), expected)

@@ -153,3 +153,24 @@ def test_calibration_of_90_percent_intervals():
         hits.append((s.lo.values <= t) & (t <= s.hi.values))
     coverage = np.mean(hits)
     assert 0.85 <= coverage <= 0.95, coverage
+
+
+def test_saved_posterior_is_small_and_loads_back_identical(small, exact_tree, tmp_path):
+    import h5py
+
+    from judgestats.models import load_posterior, save_posterior
+    from judgestats.models.derived import DERIVED_VARIABLES
+
+    path = save_posterior(exact_tree, tmp_path / "posterior.nc")
+    with h5py.File(path) as f:
+        stored = set(f["posterior"])
+        assert f["posterior"]["kappa"].dtype == np.float32
+        assert f["posterior"]["kappa"].compression == "gzip"
+        assert f["constant_data"]["n_items"].dtype == np.int64  # counts stay exact
+    # recomputed on load, never stored: ranks and shifts, and metrics of metrics
+    assert not stored & {*DERIVED_VARIABLES, "deflation", "position_bias", "order_consistency"}
+    back = load_posterior(path)
+    for group in ("posterior", "constant_data"):
+        xr.testing.assert_identical(back[group].to_dataset(), exact_tree[group].to_dataset())
+    assert list(back["posterior"].data_vars) == list(exact_tree["posterior"].data_vars)
+    assert back.attrs == exact_tree.attrs

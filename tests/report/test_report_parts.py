@@ -60,3 +60,15 @@ def test_nothing_measured_is_said_and_not_plotted(unlabelled):
     assert r"j\&1 & b & --- &" in tex and r"k\_2" in tex
     text = terminal_summary(unlabelled)
     assert "0 PASS, 0 FAIL, 0 INCONCLUSIVE, 10 NOT MEASURED" in text
+
+
+def test_many_rows_give_one_verdict_table_per_benchmark_with_contents(unlabelled):
+    from judgestats.report.verdicts import verdict_html
+
+    one = verdict_html(unlabelled)  # few rows: one table
+    assert one.count("<table") == 1 and "js-mvvp-toc" not in one
+    split = verdict_html(unlabelled, per_benchmark=True)
+    assert split.count("<table") == len(unlabelled.benchmarks)
+    assert '<a href="#verdicts-b">b</a> (2 judges)' in split
+    assert split.count("<tr>") == len(unlabelled.benchmarks) * (1 + len(unlabelled.judges))
+    assert "10 NOT MEASURED" in split  # the verdict counts, as in one table

@@ -24,18 +24,21 @@ PosixPath('out/index.html')
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
 import numpy as np
 import xarray as xr
+from matplotlib.figure import Figure
 
 from judgestats.accounting import ImportReport
 from judgestats.io.store import atomic_output
 from judgestats.mvvp import MVVPResult
 from judgestats.report.html import render_html
 from judgestats.report.plots import (
+    benchmark_groups,
     figure_to_data_uri,
     plot_agreement,
     plot_paradox,
@@ -47,9 +50,11 @@ from judgestats.report.terminal import Progress, terminal_summary
 from judgestats.schema import Verdict
 
 __all__ = [
+    "FIGURES",
     "REPORT_FILES",
     "Report",
     "describe_data",
+    "figures",
     "terminal_summary",
     "write_report",
 ]
@@ -60,12 +65,14 @@ log = logging.getLogger("judgestats")
 REPORT_FILES = ("index.html", "summary.csv", "summary.json", "tables.tex", "posterior.nc")
 
 #: Figures of the report, in page order.
-FIGURES = {
+FIGURES: dict[str, Callable[..., Figure | None]] = {
     "agreement": plot_agreement,
     "position_bias": plot_position_bias,
     "paradox": plot_paradox,
     "ranks": plot_ranks,
 }
+#: Figures drawn once per benchmark group (they take ``benchmarks=``).
+GROUPED = ("agreement", "position_bias")
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,7 +143,7 @@ def write_report(
     out = Path(out_dir)
     table = summary_table(result)
     with progress.stage("drawing the plots"):
-        figures = _figures(result, table)
+        images = figures(result, table)
     # Written into a folder beside ``out`` and moved in when complete: an interrupted
     # run leaves the previous report (or none), never a partial one.
     with (
@@ -150,7 +157,7 @@ def write_report(
         page = render_html(
             result,
             table,
-            figures,
+            images,
             tree=tree,
             import_report=import_report,
             data_summary=data_summary,
@@ -162,11 +169,23 @@ def write_report(
     return {k: files[k] for k in ("html", "csv", "json", "tex", "posterior")}
 
 
-def _figures(result: MVVPResult, table) -> dict[str, str]:
+def figures(result: MVVPResult, table) -> dict[str, str]:
+    """Draw the report's figures, as image URIs by name, in page order.
+
+    A figure of :data:`GROUPED` gets one image per benchmark group
+    (:func:`~judgestats.report.plots.benchmark_groups`): ``agreement`` for the first,
+    ``agreement-2`` and on for the next, so that each fits a screen.
+    """
     out = {}
+    groups = benchmark_groups(result)
     with matplotlib.rc_context({"font.family": "DejaVu Sans"}), np.errstate(invalid="ignore"):
         for name, plot in FIGURES.items():
-            fig = plot(result, table)
-            if fig is not None:
-                out[name] = figure_to_data_uri(fig)
+            if name in GROUPED and len(groups) > 1:
+                drawn = {
+                    name if i == 0 else f"{name}-{i + 1}": plot(result, table, benchmarks=group)
+                    for i, group in enumerate(groups)
+                }
+            else:
+                drawn = {name: plot(result, table)}
+            out.update({k: figure_to_data_uri(f) for k, f in drawn.items() if f is not None})
     return out

@@ -204,7 +204,8 @@ def render_html(
         "<h2>Plots</h2>",
     ]
     for name, uri in figures.items():
-        caption = _CAPTIONS.get(name, name).format(p=p, rank=result.rank_words)
+        kind = name.rsplit("-", 1)[0]  # "agreement-2": the second benchmark group
+        caption = _CAPTIONS.get(kind, kind).format(p=p, rank=result.rank_words)
         parts.append(
             f'<figure id="fig-{html.escape(name)}"><img alt="{html.escape(name)}" '
             f'src="{uri}"><figcaption>{html.escape(caption)}</figcaption></figure>'

@@ -95,6 +95,18 @@ def _verdict_legend(verdicts: Sequence[StepVerdict]) -> list[Artist]:
 MAX_JUDGES = 30
 #: Benchmark panels per row of a figure.
 PANELS_PER_ROW = 4
+#: Height of one judge's row in a panel, in inches (30 judges fit a screen).
+ROW_INCHES = 0.22
+
+
+def benchmark_groups(result: MVVPResult) -> list[list[str]]:
+    """Return the benchmarks in groups of :data:`PANELS_PER_ROW`: one figure row each.
+
+    The report draws one figure per group (small multiples that fit a screen) rather
+    than one figure with a row per group.
+    """
+    b = list(result.benchmarks)
+    return [b[i : i + PANELS_PER_ROW] for i in range(0, len(b), PANELS_PER_ROW)]
 
 
 def shown_judges(result: MVVPResult, step: Step) -> list[str]:
@@ -119,7 +131,8 @@ def _grid(n_panels: int, n_rows: int) -> tuple[Figure, list[Axes]]:
     cols = min(n_panels, PANELS_PER_ROW)
     rows = -(-n_panels // cols)
     fig = Figure(
-        figsize=(max(3.6 * cols, 6.0), rows * (0.3 * n_rows + 1.2) + 0.9), layout="constrained"
+        figsize=(max(3.6 * cols, 6.0), rows * (ROW_INCHES * n_rows + 1.2) + 0.9),
+        layout="constrained",
     )
     grid = fig.subplots(rows, cols, sharey=True, squeeze=False)
     axes = list(grid.ravel())
@@ -147,10 +160,12 @@ def _interval_panels(
     bad_side: tuple[float, float],
     xlabel: str,
     extra: str | None = None,
+    benchmarks: Sequence[str] | None = None,
 ) -> Figure | None:
     """One panel per benchmark: judges down, ``quantity`` intervals coloured by verdict."""
     rows = _rows(table, quantity)
-    benches = [b for b in result.benchmarks if any(k[1] == b for k in rows)]
+    wanted = result.benchmarks if benchmarks is None else benchmarks
+    benches = [b for b in wanted if any(k[1] == b for k in rows)]
     if not benches:
         return None
     judges = shown_judges(result, step)
@@ -203,7 +218,11 @@ def _interval_panels(
     return fig
 
 
-def plot_agreement(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure | None:
+def plot_agreement(
+    result: MVVPResult,
+    table: pd.DataFrame | None = None,
+    benchmarks: Sequence[str] | None = None,
+) -> Figure | None:
     """Kappa (coloured by the step-1 verdict) and exact match, per judge and benchmark.
 
     The gap between the two is the deflation: how much of the raw agreement chance
@@ -214,6 +233,8 @@ def plot_agreement(result: MVVPResult, table: pd.DataFrame | None = None) -> Fig
     result : MVVPResult
     table : pandas.DataFrame, optional
         Its summary table.
+    benchmarks : sequence of str, optional
+        The benchmarks to draw a panel for (default all).
 
     Returns
     -------
@@ -229,6 +250,7 @@ def plot_agreement(result: MVVPResult, table: pd.DataFrame | None = None) -> Fig
         (-1.0, t),
         "kappa (circle) and exact match (square)",
         extra="exact_match",
+        benchmarks=benchmarks,
     )
     if fig is not None:
         for ax in fig.axes:
@@ -237,13 +259,19 @@ def plot_agreement(result: MVVPResult, table: pd.DataFrame | None = None) -> Fig
     return fig
 
 
-def plot_position_bias(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure | None:
+def plot_position_bias(
+    result: MVVPResult,
+    table: pd.DataFrame | None = None,
+    benchmarks: Sequence[str] | None = None,
+) -> Figure | None:
     """Position bias intervals per judge and benchmark against the threshold.
 
     Parameters
     ----------
     result : MVVPResult
     table : pandas.DataFrame, optional
+    benchmarks : sequence of str, optional
+        The benchmarks to draw a panel for (default all).
 
     Returns
     -------
@@ -260,6 +288,7 @@ def plot_position_bias(result: MVVPResult, table: pd.DataFrame | None = None) ->
         t,
         (t, 0.5),
         "position bias |P(first) - 0.5|",
+        benchmarks=benchmarks,
     )
     if fig is not None:
         his = table.loc[table["quantity"] == "position_bias", "hi"].dropna()
@@ -409,16 +438,15 @@ def plot_ranks(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure 
     width = 0.6 / max(len(judges), 1)
     for i, judge in enumerate(judges):
         c = colors(i % colors.N)
-        xs, ys = [], []
-        for k, bench in enumerate(benches):
-            r = ranks.get((judge, bench))
-            if r is None:
-                continue
-            x = k + (i - (len(judges) - 1) / 2) * width
-            ax.errorbar(x, r["value"], yerr=_err(r), fmt="o", color=c, ms=4, lw=1.2, capsize=2)
-            xs.append(x)
-            ys.append(r["value"])
-        ax.plot(xs, ys, color=c, lw=1, alpha=0.6, label=judge)
+        pts = [
+            (k + (i - (len(judges) - 1) / 2) * width, r["value"], r["lo"], r["hi"])
+            for k, bench in enumerate(benches)
+            if (r := ranks.get((judge, bench))) is not None
+        ]
+        xs, ys, lo, hi = np.asarray(pts, dtype=float).reshape(-1, 4).T
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        ax.vlines(xs[ok], lo[ok], hi[ok], color=c, lw=1.2)
+        ax.plot(xs, ys, "o-", color=c, ms=4, lw=1, alpha=0.8, label=judge)
     rotate = len(benches) > 3 or max(len(b) for b in benches) > 14
     ax.set_xticks(
         range(len(benches)),
@@ -444,11 +472,15 @@ def plot_ranks(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure 
         for x in (-limit, limit):
             ax2.axvline(x, color="#57606a", ls=":", lw=1)
         ax2.axvline(0, color="#57606a", lw=0.8)
-        labels = []
-        for y, (_, r) in enumerate(shifts.iloc[::-1].iterrows()):
-            dot = colors(judges.index(r["judge"]) % colors.N) if r["judge"] in judges else "k"
-            ax2.errorbar(r["value"], y, xerr=_err(r), fmt="o", color=dot, ms=4, lw=1.2, capsize=2)
-            labels.append(f"{r['judge']}: {r['benchmark_pair']}")
+        rev = shifts.iloc[::-1]
+        labels = [f"{j}: {p}" for j, p in zip(rev["judge"], rev["benchmark_pair"], strict=True)]
+        dots = [colors(judges.index(j) % colors.N) for j in rev["judge"]]
+        y = np.arange(len(rev))
+        value, lo, hi = (rev[c].to_numpy(dtype=float) for c in ("value", "lo", "hi"))
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        ax2.hlines(y[ok], lo[ok], hi[ok], colors=[d for d, k in zip(dots, ok, strict=True) if k],
+                   lw=1.2)  # fmt: skip
+        ax2.scatter(value, y, c=dots, s=16, zorder=3)
         ax2.set_yticks(range(len(labels)), labels, fontsize=7)
         ax2.set_xlabel("rank shift (second benchmark minus first)")
         which = f"the {per_judge} largest per judge, " if trimmed else ""

@@ -14,7 +14,7 @@ from judgestats.mvvp.result import QUANTITY_LABELS, Step, StepResult, StepVerdic
 if TYPE_CHECKING:
     from judgestats.mvvp.result import MVVPResult
 
-__all__ = ["verdict_html", "verdict_text"]
+__all__ = ["COLUMNS", "MAX_TABLE_ROWS", "verdict_html", "verdict_text"]
 
 _CSS = """
 <style>
@@ -29,6 +29,9 @@ font-weight:600;font-size:12px}
 .js-mvvp .INCONCLUSIVE{background:#fff8c5;color:#7d4e00}
 .js-mvvp .NOT_MEASURED{background:#eaeef2;color:#57606a}
 .js-mvvp .est{color:#24292f;font-size:12px;white-space:nowrap}
+.js-mvvp-scroll{max-height:75vh;overflow:auto;display:inline-block;max-width:100%}
+.js-mvvp-scroll thead th{position:sticky;top:0;z-index:1}
+.js-mvvp-toc .v{min-width:0}
 </style>
 """
 
@@ -54,9 +57,7 @@ _SHORT = {
 }
 
 
-def verdict_text(
-    result: MVVPResult, details: bool = True, max_warnings: int | None = None
-) -> str:
+def verdict_text(result: MVVPResult, details: bool = True, max_warnings: int | None = None) -> str:
     """Return the plain-text verdict table, and the non-passing results in words.
 
     Parameters
@@ -116,33 +117,123 @@ def verdict_text(
     return "\n".join(lines)
 
 
-def verdict_html(result: MVVPResult) -> str:
-    """Return the verdict table as an HTML fragment (with its own CSS).
+#: The verdict columns of the HTML tables (header, step), after the judge (and benchmark).
+COLUMNS: tuple[tuple[str, Step], ...] = tuple((f"{int(s)}. {s.title}", s) for s in Step)
 
-    Each cell holds the verdict and the estimate; hovering shows the reason.
+#: Rows (judge × benchmark) up to which the verdicts are one table; above, one table per
+#: benchmark with a table of contents, each scrolling within the screen.
+MAX_TABLE_ROWS = 60
+
+
+def _step_cells(result: MVVPResult, judge: str, bench: str, rowspan: int | None) -> list[str]:
+    """Return the verdict cells of one row: per-benchmark steps, and the per-judge ones.
+
+    ``rowspan`` is the number of rows the judge's per-judge cells span, ``None`` on the
+    rows that the span covers (no per-judge cell).
     """
+    cells = []
+    for _, step in COLUMNS:
+        if step.per_benchmark:
+            cells.append(_verdict_cell(result.find(step, judge, bench)))
+        elif rowspan is not None:
+            cells.append(_verdict_cell(result.find(step, judge, None), rowspan))
+    return cells
+
+
+def _head(*first: str) -> str:
+    names = "".join(f"<th>{html.escape(n)}</th>" for n in first)
+    steps = "".join(f"<th>{html.escape(header)}</th>" for header, _ in COLUMNS)
+    return f"<thead><tr>{names}{steps}</tr></thead>"
+
+
+def _one_table(result: MVVPResult) -> str:
+    """Every judge × benchmark row in one table, a judge's benchmarks together."""
     rows = result.rows()
     per_judge: dict[str, int] = {}
     for judge, _ in rows:
         per_judge[judge] = per_judge.get(judge, 0) + 1
-    head = "".join(f"<th>{int(s)}. {html.escape(s.title)}</th>" for s in Step)
-    out = [_CSS, f'<table class="js-mvvp"><thead><tr><th>judge</th><th>benchmark</th>{head}']
-    out.append("</tr></thead><tbody>")
+    out = [f'<table class="js-mvvp">{_head("judge", "benchmark")}<tbody>']
     seen: set[str] = set()
     for judge, bench in rows:
         cells = []
         if judge not in seen:
             cells.append(f'<td rowspan="{per_judge[judge]}">{html.escape(judge)}</td>')
         cells.append(f"<td>{html.escape(bench)}</td>")
-        for step in Step:
-            if step.per_benchmark:
-                cells.append(_verdict_cell(result.find(step, judge, bench)))
-            elif judge not in seen:
-                r = result.find(step, judge, None)
-                cells.append(_verdict_cell(r, per_judge[judge]))
+        cells += _step_cells(result, judge, bench, None if judge in seen else per_judge[judge])
         seen.add(judge)
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def _counts(results: list[StepResult]) -> str:
+    counts = {v: 0 for v in StepVerdict}
+    for r in results:
+        counts[r.verdict] += 1
+    return ", ".join(
+        f'<span class="v {v.name}">{n} {v.value}</span>' for v, n in counts.items() if n
+    )
+
+
+def _anchor(bench: str) -> str:
+    return "verdicts-" + "".join(c if c.isalnum() else "-" for c in bench)
+
+
+def _per_benchmark(result: MVVPResult) -> str:
+    """One table per benchmark (judges with the most severe verdicts first) and a contents list."""
+    by_bench: dict[str, list[str]] = {}
+    for judge, bench in result.rows():
+        by_bench.setdefault(bench, []).append(judge)
+    toc, sections = [], []
+    for bench, judges in by_bench.items():
+        mine = [r for r in result.results if r.benchmark == bench]
+        worst = {j: -1 for j in judges}
+        for r in mine:
+            worst[r.judge] = max(worst[r.judge], r.verdict.severity)
+        order = sorted(judges, key=lambda j: -worst[j])  # stable: data order on ties
+        anchor = _anchor(bench)
+        toc.append(
+            f'<li><a href="#{anchor}">{html.escape(bench)}</a> ({len(judges)} judges): '
+            f"{_counts(mine)}</li>"
+        )
+        rows = [
+            f"<tr><td>{html.escape(j)}</td>{''.join(_step_cells(result, j, bench, 1))}</tr>"
+            for j in order
+        ]
+        sections.append(
+            f'<section id="{anchor}"><h4>{html.escape(bench)}</h4>'
+            f'<div class="js-mvvp-scroll"><table class="js-mvvp">{_head("judge")}<tbody>'
+            + "".join(rows)
+            + "</tbody></table></div></section>"
+        )
+    contents = (
+        '<nav class="js-mvvp js-mvvp-toc"><p>One table per benchmark, judges with the most severe '
+        "verdicts first (step 4 is per judge, across benchmarks):</p><ul>"
+        + "".join(toc)
+        + "</ul></nav>"
+    )
+    return "\n".join([contents, *sections])
+
+
+def verdict_html(result: MVVPResult, per_benchmark: bool | None = None) -> str:
+    """Return the verdict table as an HTML fragment (with its own CSS).
+
+    Each cell holds the verdict and the estimate; hovering shows the reason.
+
+    Parameters
+    ----------
+    result : MVVPResult
+    per_benchmark : bool, optional
+        One table per benchmark, each scrolling within the screen, with a table of
+        contents; by default when there are more than :data:`MAX_TABLE_ROWS` rows.
+
+    Returns
+    -------
+    str
+    """
+    if per_benchmark is None:
+        per_benchmark = len(result.rows()) > MAX_TABLE_ROWS
+    out = [_CSS, _per_benchmark(result) if per_benchmark else _one_table(result)]
     prob = f"{result.config.prob:.0%}"
     counts = ", ".join(f"{n} {v.value}" for v, n in result.counts().items())
     out.append(
