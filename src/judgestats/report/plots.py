@@ -22,6 +22,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from judgestats.mvvp import MVVPResult, Step, StepVerdict
 from judgestats.report.tables import summary_table
@@ -109,21 +110,29 @@ def benchmark_groups(result: MVVPResult) -> list[list[str]]:
     return [b[i : i + PANELS_PER_ROW] for i in range(0, len(b), PANELS_PER_ROW)]
 
 
-def shown_judges(result: MVVPResult, step: Step) -> list[str]:
+def shown_judges(
+    result: MVVPResult, step: Step, benchmarks: Sequence[str] | None = None
+) -> list[str]:
     """Return the judges a figure of ``step`` shows: all, or the worst :data:`MAX_JUDGES`.
 
     Judges are ranked by their most severe verdict of the step (FAIL first), ties in
-    the order of the data; the shown ones keep the data's order.
+    the order of the data; the shown ones keep the data's order. With ``benchmarks``
+    (a figure of one benchmark group), only the judges and verdicts on them count.
     """
-    if len(result.judges) <= MAX_JUDGES:
-        return list(result.judges)
-    worst = dict.fromkeys(result.judges, -1)
-    for r in result.results:
-        if r.step is step:
-            worst[r.judge] = max(worst[r.judge], r.verdict.severity)
-    order = sorted(result.judges, key=lambda j: -worst[j])  # stable: data order on ties
+    pool = list(result.judges)
+    mine = [r for r in result.results if r.step is step]
+    if benchmarks is not None:
+        mine = [r for r in mine if r.benchmark in benchmarks]
+        present = {j for j, b in result.rows() if b in benchmarks}
+        pool = [j for j in pool if j in present]
+    if len(pool) <= MAX_JUDGES:
+        return pool
+    worst = dict.fromkeys(pool, -1)
+    for r in mine:
+        worst[r.judge] = max(worst[r.judge], r.verdict.severity)
+    order = sorted(pool, key=lambda j: -worst[j])  # stable: data order on ties
     keep = set(order[:MAX_JUDGES])
-    return [j for j in result.judges if j in keep]
+    return [j for j in pool if j in keep]
 
 
 def _grid(n_panels: int, n_rows: int) -> tuple[Figure, list[Axes]]:
@@ -168,7 +177,7 @@ def _interval_panels(
     benches = [b for b in wanted if any(k[1] == b for k in rows)]
     if not benches:
         return None
-    judges = shown_judges(result, step)
+    judges = shown_judges(result, step, benchmarks)
     n = len(judges)
     fig, axes = _grid(len(benches), n)
     extra_rows = _rows(table, extra) if extra else {}
@@ -202,10 +211,10 @@ def _interval_panels(
         ax.set_ylim(-0.7, n - 0.3)
         if k % PANELS_PER_ROW == 0:
             ax.set_yticks(range(n), list(reversed(judges)), fontsize=8.5)
-    if n < len(result.judges):
+    present = len({j for j, b in result.rows() if b in benches})
+    if n < present:
         fig.suptitle(
-            f"{n} of {len(result.judges)} judges, the worst verdicts first "
-            "(every judge is in summary.csv)",
+            f"{n} of {present} judges, the worst verdicts first (every judge is in summary.csv)",
             fontsize=9,
         )
     handles = _verdict_legend(sorted(used, key=lambda v: v.severity))
@@ -455,7 +464,7 @@ def plot_ranks(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure 
         rotation=35 if rotate else 0,
         ha="right" if rotate else "center",
     )
-    ax.set_yticks(range(1, len(judges) + 1))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))  # ranks of every judge
     ax.invert_yaxis()
     ax.set_ylabel(f"rank ({result.rank_words})")
     ax.set_title("Ranks across benchmarks", fontsize=10)
