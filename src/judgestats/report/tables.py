@@ -241,21 +241,21 @@ def latex_escape(text: str) -> str:
 
 
 def _tabular(caption: str, label: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    cols = "l" * len(header)
-    lines = [
-        r"\begin{table}[ht]",
-        r"\centering",
-        r"\small",
-        rf"\caption{{{caption}}}",
-        rf"\label{{{label}}}",
-        rf"\begin{{tabular}}{{{cols}}}",
-        r"\toprule",
-        " & ".join(header) + r" \\",
-        r"\midrule",
-    ]
-    lines += [" & ".join(r) + r" \\" for r in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
-    return "\n".join(lines)
+    r"""Return one booktabs table (pandas' :meth:`~pandas.io.formats.style.Styler.to_latex`).
+
+    Cells and headers arrive escaped (:func:`latex_escape`): names only need it, and
+    the estimates and ``$\kappa$`` are LaTeX already.
+    """
+    frame = pd.DataFrame([list(r) for r in rows], columns=list(header))
+    styler = frame.style.hide(axis="index").set_table_styles([{"selector": "small", "props": ":;"}])
+    return styler.to_latex(
+        caption=caption,
+        label=label,
+        position="ht",
+        position_float="centering",
+        hrules=True,
+        column_format="l" * len(header),
+    )
 
 
 class _Cells:
