@@ -9,7 +9,10 @@ reads, fits, checks and calls it. The files, in the output folder:
 * ``summary.csv`` and ``summary.json``: one record per judge, benchmark and
   quantity (:mod:`judgestats.report.tables`);
 * ``tables.tex``: booktabs tables, values as ``0.51 [0.47, 0.55]``;
-* ``posterior.nc``: the posterior (:func:`judgestats.models.load_posterior`).
+* ``posterior.nc``: the posterior (:func:`judgestats.models.load_posterior`): draws as
+  compressed float32, without the quantities computed from other draws (ranks, rank
+  shifts, deflation, ...), which loading recomputes, so that a report re-rendered from
+  it gives the same verdicts.
 
 Examples
 --------
