@@ -174,3 +174,24 @@ def test_saved_posterior_is_small_and_loads_back_identical(small, exact_tree, tm
         xr.testing.assert_identical(back[group].to_dataset(), exact_tree[group].to_dataset())
     assert list(back["posterior"].data_vars) == list(exact_tree["posterior"].data_vars)
     assert back.attrs == exact_tree.attrs
+
+
+@pytest.mark.parametrize("k", [7, 5000])  # the alias table, and the inverse cdf
+def test_atoms_of_the_novel_items_are_picked_with_their_prior_probability(k):
+    from judgestats.models.prior import _pick
+
+    rng = np.random.default_rng(0)
+    prob = rng.dirichlet(np.full(k, 0.5))
+    prob[1] = 0.0  # never picked
+    x = _pick(prob, (400_000, 2), rng).ravel()
+    from scipy.stats import chisquare
+
+    counts = np.bincount(x, minlength=k)
+    assert counts[1] == 0
+    expected = prob / prob.sum() * x.size
+    big = expected >= 5  # the rest pooled, as the chi-square test needs
+    rest = ~big & (expected > 0)
+    observed, wanted = counts[big], expected[big]
+    if rest.any():
+        observed, wanted = np.r_[observed, counts[rest].sum()], np.r_[wanted, expected[rest].sum()]
+    assert chisquare(observed, wanted).pvalue > 1e-4

@@ -199,8 +199,6 @@ def dp_feature_draws(
     -------
     ndarray, shape (*shape, feature)
     """
-    cdf = np.cumsum(prob)
-    cdf /= cdf[-1]
     n = int(np.prod(shape))
     # Beta(1, alpha) by inversion, 1 - U ** (1 / alpha): the same law as rng.beta, a
     # fraction of its cost; the left-over mass goes to the last stick.
@@ -210,8 +208,40 @@ def dp_feature_draws(
     shares[:, 0] = v[:, 0]
     shares[:, 1:-1] = left[:, :-1] * v[:, 1:]
     shares[:, -1] = left[:, -1]
-    picks = np.minimum(np.searchsorted(cdf, rng.random((n, _STICKS)), side="right"), len(prob) - 1)
+    picks = _pick(prob, (n, _STICKS), rng)
     return _weighted_atoms(shares, picks, atoms).reshape(*shape, atoms.shape[-1])
+
+
+def _pick(prob: np.ndarray, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """Draw atom indices with probabilities ``prob``.
+
+    Few atoms: Walker's alias method (two uniforms and a lookup per draw, exact);
+    many: the inverse of the cumulative distribution (a binary search per draw).
+    """
+    k = len(prob)
+    if k > _DENSE_ATOMS:
+        cdf = np.cumsum(prob)
+        cdf /= cdf[-1]
+        return np.minimum(np.searchsorted(cdf, rng.random(shape), side="right"), k - 1)
+    keep, alias = _alias_table(tuple(np.asarray(prob, dtype=float) / np.sum(prob)))
+    column = np.minimum((rng.random(shape) * k).astype(np.intp), k - 1)
+    return np.where(rng.random(shape) < keep[column], column, alias[column])
+
+
+@lru_cache(maxsize=64)
+def _alias_table(prob: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Vose's alias table of a discrete distribution: keep-probabilities and aliases."""
+    k = len(prob)
+    scaled = [p * k for p in prob]
+    keep, alias = np.ones(k), np.arange(k)
+    small = [i for i, q in enumerate(scaled) if q < 1.0]
+    large = [i for i, q in enumerate(scaled) if q >= 1.0]
+    while small and large:
+        lo, hi = small.pop(), large.pop()
+        keep[lo], alias[lo] = scaled[lo], hi
+        scaled[hi] -= 1.0 - scaled[lo]
+        (small if scaled[hi] < 1.0 else large).append(hi)
+    return keep, alias  # what is left holds probability 1 (up to rounding)
 
 
 #: Atoms up to which the weights of every draw are held as a dense matrix.
