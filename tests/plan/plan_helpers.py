@@ -65,3 +65,40 @@ def calibration(
         predicted.append(case[0].p_settled[0])
         settled.append(verdict in (StepVerdict.PASS, StepVerdict.FAIL))
     return Calibration(np.array(predicted), np.array(settled, float), futures)
+
+
+def run_calibration(
+    replicates: int, n_items: int, runs_now: int, added: int, futures: int, seed: int = 0
+) -> Calibration:
+    """Plan step 3 for judges whose test-retest sits near its 0.80 threshold, by runs.
+
+    Each replicate draws a judge (stability ~ Uniform(0.80, 0.97): true test-retest on
+    both sides of 0.80), simulates ``n_items`` items with ``runs_now + added`` runs,
+    plans on the first ``runs_now`` runs and checks the MVVP on all of them (the
+    simulator really adds the runs: runs are exchangeable, so the first ``runs_now``
+    are a draw of the data with that many); only replicates whose step 3 is
+    INCONCLUSIVE on the first ``runs_now`` runs count.
+    """
+    rng = np.random.default_rng(seed)
+    predicted, settled = [], []
+    config = PlanConfig(
+        min_items_grid=1, max_items=1, grid_points=1, max_runs=added, futures=futures
+    )
+    attempt = 0
+    while len(predicted) < replicates:
+        attempt += 1
+        judge = JudgeParams(agreement=0.8, stability=float(rng.uniform(0.80, 0.97)))
+        spec = BenchmarkSpec(BENCH, n_items, "correctness", runs=runs_now + added)
+        ds = simulate(
+            CohortConfig.from_judges({JUDGE: judge}, [spec]), random_seed=seed * 100_000 + attempt
+        ).dataset
+        now = ds.isel(run=slice(0, runs_now))
+        res = plan(now, config=config, random_seed=attempt)
+        case = [c for c in res.cases if c.step is Step.REPLICATE]
+        if not case:
+            continue
+        later = check(ExactModel().fit(ds, random_seed=attempt), ds)
+        verdict = later.get(Step.REPLICATE, JUDGE, BENCH).verdict
+        predicted.append(case[0].p_settled_runs[case[0].runs.index(added)])
+        settled.append(verdict in (StepVerdict.PASS, StepVerdict.FAIL))
+    return Calibration(np.array(predicted), np.array(settled, float), futures)

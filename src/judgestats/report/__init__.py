@@ -7,7 +7,8 @@ reads, fits, checks and calls it. The files, in the output folder:
   URIs): the verdict table, the plots, every verdict with its reason, the
   diagnostics (with any failed one at the top) and the import accounting;
 * ``summary.csv`` and ``summary.json``: one record per judge, benchmark and
-  quantity (:mod:`judgestats.report.tables`);
+  quantity (:mod:`judgestats.report.tables`); with a plan (``report --plan``),
+  ``summary.json`` also carries it under ``plan`` (:mod:`judgestats.report.plan`);
 * ``tables.tex``: booktabs tables, values as ``0.51 [0.47, 0.55]``;
 * ``posterior.nc``: the posterior (:func:`judgestats.models.load_posterior`).
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
@@ -45,6 +47,9 @@ from judgestats.report.plots import (
 from judgestats.report.tables import latex_tables, summary_table, write_summary
 from judgestats.report.terminal import Progress, terminal_summary
 from judgestats.schema import Verdict
+
+if TYPE_CHECKING:
+    from judgestats.plan import PlanResult
 
 __all__ = [
     "REPORT_FILES",
@@ -80,11 +85,14 @@ class Report:
         The verdicts.
     files : dict of str to Path
         ``html``, ``csv``, ``json``, ``tex``, ``posterior``.
+    plan : PlanResult or None
+        How much more data settles each open verdict, when planned.
     """
 
     tree: xr.DataTree
     mvvp: MVVPResult
     files: dict[str, Path]
+    plan: PlanResult | None = None
 
 
 def describe_data(ds: xr.Dataset) -> str:
@@ -106,6 +114,7 @@ def write_report(
     data_summary: str = "",
     title: str = "judgestats report",
     progress: Progress | None = None,
+    plan: PlanResult | None = None,
 ) -> dict[str, Path]:
     """Write the report files of a fitted and checked posterior.
 
@@ -124,6 +133,9 @@ def write_report(
     title : str, default "judgestats report"
     progress : Progress, optional
         Where stage lines go (default: the ``judgestats`` logger).
+    plan : PlanResult, optional
+        Adds the "settles with" column, the P(settled) plot and ``summary.json``'s
+        ``plan`` (:mod:`judgestats.report.plan`).
 
     Returns
     -------
@@ -137,6 +149,10 @@ def write_report(
     table = summary_table(result)
     with progress.stage("drawing the plots"):
         figures = _figures(result, table)
+        if plan is not None:  # the plan's figure
+            from judgestats.report.plan import plot_plan
+
+            figures.update(_figures_of({"plan": lambda: plot_plan(plan)}))
     # Written into a folder beside ``out`` and moved in when complete: an interrupted
     # run leaves the previous report (or none), never a partial one.
     with (
@@ -146,6 +162,10 @@ def write_report(
         tmp.mkdir(parents=True)
         files = {"html": tmp / "index.html", "tex": tmp / "tables.tex"}
         files["csv"], files["json"] = write_summary(result, tmp)
+        if plan is not None:  # the plan's numbers
+            from judgestats.report.plan import add_to_summary
+
+            add_to_summary(files["json"], plan)
         files["tex"].write_text(latex_tables(result, table))
         page = render_html(
             result,
@@ -155,6 +175,7 @@ def write_report(
             import_report=import_report,
             data_summary=data_summary,
             title=title,
+            plan=plan,
         )
         files["html"].write_text(page, encoding="utf-8")
         files["posterior"] = save_posterior(tree, tmp / "posterior.nc")
@@ -163,10 +184,15 @@ def write_report(
 
 
 def _figures(result: MVVPResult, table) -> dict[str, str]:
+    return _figures_of({name: lambda p=plot: p(result, table) for name, plot in FIGURES.items()})
+
+
+def _figures_of(plots) -> dict[str, str]:
+    """Draw each figure (name → function of no argument), keeping those not ``None``."""
     out = {}
     with matplotlib.rc_context({"font.family": "DejaVu Sans"}), np.errstate(invalid="ignore"):
-        for name, plot in FIGURES.items():
-            fig = plot(result, table)
+        for name, plot in plots.items():
+            fig = plot()
             if fig is not None:
                 out[name] = figure_to_data_uri(fig)
     return out

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from judgestats.mvvp.result import QUANTITY_LABELS, Step, StepResult, StepVerdict
@@ -116,16 +117,19 @@ def verdict_text(
     return "\n".join(lines)
 
 
-def verdict_html(result: MVVPResult) -> str:
+def verdict_html(result: MVVPResult, settles: Mapping[tuple[str, str], str] | None = None) -> str:
     """Return the verdict table as an HTML fragment (with its own CSS).
 
-    Each cell holds the verdict and the estimate; hovering shows the reason.
+    Each cell holds the verdict and the estimate; hovering shows the reason. With
+    ``settles`` (judge, benchmark → text, :func:`judgestats.report.plan.settles_with`)
+    a last column says how much more data settles the row's open verdicts.
     """
     rows = result.rows()
     per_judge: dict[str, int] = {}
     for judge, _ in rows:
         per_judge[judge] = per_judge.get(judge, 0) + 1
     head = "".join(f"<th>{int(s)}. {html.escape(s.title)}</th>" for s in Step)
+    head += "<th>settles with</th>" if settles is not None else ""  # plan column
     out = [_CSS, f'<table class="js-mvvp"><thead><tr><th>judge</th><th>benchmark</th>{head}']
     out.append("</tr></thead><tbody>")
     seen: set[str] = set()
@@ -140,6 +144,8 @@ def verdict_html(result: MVVPResult) -> str:
             elif judge not in seen:
                 r = result.find(step, judge, None)
                 cells.append(_verdict_cell(r, per_judge[judge]))
+        if settles is not None:  # plan column
+            cells.append(f"<td>{html.escape(settles.get((judge, bench), ''))}</td>")
         seen.add(judge)
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
