@@ -101,9 +101,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action=argparse.BooleanOptionalAction,
         default=False,
         help="also predict how many more items or runs settle each INCONCLUSIVE verdict "
-        "(as `judgestats plan`, default settings): a 'settles with' column, a P(settled) "
-        "plot and summary.json's 'plan'; off by default, as it costs about a second per "
-        "open verdict",
+        "(as `judgestats plan`, with 100 futures per point): a 'settles with' column, a "
+        "P(settled) plot and summary.json's 'plan'; off by default, as it costs seconds "
+        "per open verdict",
     )
     p.set_defaults(func=run)
 
@@ -123,9 +123,9 @@ def _config(args: argparse.Namespace) -> MVVPConfig:
 
 
 def _plan_config():
-    from judgestats.plan import PlanConfig
+    from judgestats.report.plan import REPORT_PLAN
 
-    return PlanConfig()
+    return REPORT_PLAN
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,9 +13,20 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from judgestats.plan import PlanCase, PlanResult
+from judgestats.plan import PlanCase, PlanConfig, PlanResult
 
-__all__ = ["MAX_PLAN_CURVES", "PLAN_CAPTION", "add_to_summary", "plot_plan", "settles_with"]
+__all__ = [
+    "MAX_PLAN_CURVES",
+    "PLAN_CAPTION",
+    "REPORT_PLAN",
+    "add_to_summary",
+    "plot_plan",
+    "settles_with",
+]
+
+#: The plan of ``report --plan``: half the futures and draws of ``judgestats plan``
+#: (Monte Carlo error of a P(settled) at most 0.05), to keep the report quick.
+REPORT_PLAN = PlanConfig(futures=100, draws=200)
 
 #: Curves drawn per panel at most: the open verdicts closest to settling.
 MAX_PLAN_CURVES = 12
