@@ -82,6 +82,7 @@ def plot_plan(plan: PlanResult) -> Figure | None:
             ax.set_xscale("log")
             ax.set_xlabel("items added (labelled, judged like the existing ones)")
         else:
+            ax.set_xticks(plan.config.run_grid)
             ax.set_xlabel("runs added to every item")
         ax.set_ylabel("P(verdict settles: PASS or FAIL)")
         more = f" ({len(shown)} of {len(cases)} shown)" if len(shown) < len(cases) else ""
