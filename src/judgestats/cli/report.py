@@ -102,8 +102,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=False,
         help="also predict how many more items or runs settle each INCONCLUSIVE verdict "
         "(as `judgestats plan`, with 100 futures per point): a 'settles with' column, a "
-        "P(settled) plot and summary.json's 'plan'; off by default, as it costs seconds "
-        "per open verdict",
+        "P(settled) plot and summary.json's 'plan'; off by default, as it costs about a "
+        "second of CPU per open verdict",
     )
     p.set_defaults(func=run)
 
