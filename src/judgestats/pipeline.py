@@ -16,7 +16,7 @@ import logging
 import warnings
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import xarray as xr
 
@@ -25,6 +25,9 @@ from judgestats.models.derived import DerivedConfig
 from judgestats.mvvp import MVVPConfig, check
 from judgestats.report import Report, describe_data, write_report
 from judgestats.report.terminal import Progress
+
+if TYPE_CHECKING:
+    from judgestats.plan import PlanConfig
 
 __all__ = ["create_report", "derived_for", "fit_posterior"]
 
@@ -111,6 +114,7 @@ def create_report(
     title: str = "judgestats report",
     progress: Progress | None = None,
     derived: DerivedConfig | None = None,
+    plan: PlanConfig | None = None,
 ) -> Report:
     """Fit, check the MVVP and write the report of a Judgments dataset.
 
@@ -133,6 +137,10 @@ def create_report(
     derived : DerivedConfig, optional
         Ranking metric and ``k`` of top-k; its paradox thresholds are those of
         ``config``.
+    plan : PlanConfig, optional
+        Also predict how many more items or runs settle each INCONCLUSIVE verdict
+        (:func:`judgestats.plan.plan`, on the exact tier whatever ``fast`` says) and
+        put it in the report; by default nothing is planned.
 
     Returns
     -------
@@ -156,6 +164,12 @@ def create_report(
     tree.attrs["mvvp_config"] = json.dumps(asdict(config))
     with progress.stage("checking the MVVP steps"):
         result = check(tree, ds, config)
+    planned = None
+    if plan is not None:  # the plan of the open verdicts
+        from judgestats.plan import plan as plan_open
+
+        with progress.stage("planning the open verdicts (exact tier)"):
+            planned = plan_open(ds, result, plan, random_seed=random_seed)
     files = write_report(
         tree,
         result,
@@ -164,5 +178,6 @@ def create_report(
         data_summary=describe_data(ds),
         title=title,
         progress=progress,
+        plan=planned,
     )
-    return Report(tree, result, files)
+    return Report(tree, result, files, planned)

@@ -3,9 +3,10 @@
 An INCONCLUSIVE MVVP verdict is a question about budget. For every INCONCLUSIVE
 step 1, 2, 3 or 5 of a judge × benchmark, :func:`plan` predicts the probability
 that the verdict becomes PASS or FAIL (*settles*) if ``N`` more items are judged,
-for a grid of ``N``, and the smallest ``N`` of the grid at which that probability
-reaches a target (default 0.8). Step 4 (rank shifts) depends on every judge at
-once and is not planned.
+for a grid of ``N``, or if every existing item is judged ``K`` more times (runs),
+for a grid of ``K``, and the smallest ``N`` and the smallest ``K`` of the grids at
+which that probability reaches a target (default 0.8). Step 4 (rank shifts)
+depends on every judge at once and is not planned.
 
 Method
 ------
@@ -17,7 +18,8 @@ exact tier's Dirichlet process, marginally for one judge::
     (theta_1 .. theta_K, theta_new) ~ Dirichlet(c_1, .., c_K, alpha),
 
 with ``c_k`` the items showing (label, pattern) ``k`` and ``P_new ~ DP(alpha,
-G0)`` (:mod:`judgestats.models.prior`). One simulated *future*:
+G0)`` (:mod:`judgestats.models.prior`). One simulated *future* with ``N`` more
+items (:func:`judgestats.futures.item_futures`):
 
 1. draw ``theta`` from that posterior;
 2. draw the ``N`` new items from it: multinomial counts over the seen patterns,
@@ -33,9 +35,29 @@ G0)`` (:mod:`judgestats.models.prior`). One simulated *future*:
    (labelled items, items judged in both orders, units with ``min_runs`` runs) is
    withheld and does not settle.
 
-P(settled | N) is the share of ``futures`` futures that settle; its Monte Carlo
-standard error is ``sqrt(p (1 - p) / futures)``. New items follow the design of
-the judge's existing ones (the same share of labels, orders and runs).
+New items follow the design of the judge's existing ones (the same share of
+labels, orders and runs).
+
+One future with ``K`` more runs (:func:`judgestats.futures.run_futures`) keeps the
+items and adds ``K`` runs to every (item, order) unit the judge was shown. The
+exact tier says nothing about a run that was never made, so the runs come from a
+run-level model fitted to the judge's own repeat runs: a Pólya urn per unit
+(:class:`judgestats.futures.RunNoise`), whose next run repeats an outcome the unit
+already showed with weight its count, or is drawn from the judge's mean outcome
+shares for the unit's (label, order) with weight ``c``; ``c`` is the moment
+estimate that reproduces the judge's observed pairwise agreement of runs. The
+approximations, stated: ``c`` and the mean shares are plugged in (their
+uncertainty is ignored; with hundreds of units it is small beside the items'); a
+unit's new runs in the two orders are independent given its runs so far (they
+share the item's decision only through the runs already seen); and the prior's
+novel part is ``G0`` of the design with ``K`` more runs. The items' new patterns
+then go through step 3 as above: the changed patterns move test-retest (step 3)
+and the evidence of steps 3 and 5 (units with ``min_runs`` runs), and every other
+quantity through the per-item patterns. A judge with no unit of two runs has no
+run noise to fit: its runs are not planned.
+
+P(settled) is the share of ``futures`` futures that settle; its Monte Carlo
+standard error is ``sqrt(p (1 - p) / futures)``.
 """
 
 from __future__ import annotations
@@ -48,9 +70,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from judgestats.features import FEATURES
+from judgestats.futures import PriorCache, cell, item_futures, run_futures, run_noise
 from judgestats.metrics.formulas import derive
-from judgestats.models.prior import DEFAULT_CONCENTRATION, base_patterns, dp_feature_draws
+from judgestats.models.prior import DEFAULT_CONCENTRATION
 from judgestats.mvvp import (
     MVVPConfig,
     MVVPResult,
@@ -59,8 +81,7 @@ from judgestats.mvvp import (
     interval_verdict,
     probability_verdict,
 )
-from judgestats.schema import Verdict
-from judgestats.tally import LABEL_CODES, BenchmarkTally, tally
+from judgestats.tally import tally
 
 __all__ = ["PlanCase", "PlanConfig", "PlanResult", "plan", "settle_probability"]
 
@@ -72,10 +93,6 @@ PLANNED_STEPS: dict[Step, str] = {
     Step.AUDIT_PARADOX: "paradox",
 }
 _SETTLED = (StepVerdict.PASS, StepVerdict.FAIL)
-_NO_LABEL = LABEL_CODES.index(Verdict.MISSING)
-#: Draws of the prior's novel part kept per cell and resampled (its weight is
-#: about ``alpha / (n + alpha)``, so a finite pool changes nothing visible).
-_POOL = 2000
 
 
 @dataclass(frozen=True)
@@ -85,13 +102,16 @@ class PlanConfig:
     Attributes
     ----------
     target : float, default 0.8
-        P(settled) that the items needed must reach.
+        P(settled) that the items (or runs) needed must reach.
     max_items : int, default 1600
         Largest number of added items tried.
     grid_points : int, default 8
         Points of the item grid, geometric from ``min_items_grid`` to ``max_items``.
     min_items_grid : int, default 25
         Smallest number of added items tried.
+    max_runs : int, default 4
+        Largest number of added runs tried (the run grid: 1, 2, 4, ... up to it);
+        0 plans no runs.
     futures : int, default 200
         Simulated futures per grid point (Monte Carlo error of P(settled) at most
         ``0.5 / sqrt(futures)``).
@@ -105,6 +125,7 @@ class PlanConfig:
     max_items: int = 1600
     grid_points: int = 8
     min_items_grid: int = 25
+    max_runs: int = 4
     futures: int = 200
     draws: int = 400
     prior: float = DEFAULT_CONCENTRATION
@@ -117,6 +138,8 @@ class PlanConfig:
                 f"max_items={self.max_items!r}; must be at least min_items_grid="
                 f"{self.min_items_grid!r} (>= 1)"
             )
+        if self.max_runs < 0:
+            raise ValueError(f"max_runs={self.max_runs!r}; must be 0 (no runs planned) or more")
         for name in ("grid_points", "futures", "draws"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r}; must be at least 1")
@@ -128,6 +151,17 @@ class PlanConfig:
         """Numbers of added items tried, increasing."""
         grid = np.geomspace(self.min_items_grid, self.max_items, self.grid_points)
         return tuple(sorted({round(float(x)) for x in grid}))
+
+    @property
+    def run_grid(self) -> tuple[int, ...]:
+        """Numbers of added runs tried, increasing: powers of two and ``max_runs``."""
+        doubling = [2**i for i in range(self.max_runs.bit_length()) if 2**i <= self.max_runs]
+        return tuple(sorted({*doubling, self.max_runs} - {0}))
+
+
+def _needed(grid: tuple[int, ...], p: tuple[float, ...], target: float) -> int | None:
+    """Return the first point of ``grid`` whose P(settled) reaches ``target``."""
+    return next((n for n, q in zip(grid, p, strict=True) if q >= target), None)
 
 
 @dataclass(frozen=True)
@@ -153,6 +187,16 @@ class PlanCase:
         Smallest ``items`` reaching the target; None if none does.
     futures : int
         Futures simulated per point (for the Monte Carlo error).
+    n_runs : int
+        Most runs of one (item, order) unit now.
+    runs : tuple of int
+        Added runs tried; empty if the runs are not planned (no repeat runs).
+    p_settled_runs, p_pass_runs : tuple of float
+        As ``p_settled`` and ``p_pass``, with that many added runs.
+    runs_needed : int or None
+        Smallest ``runs`` reaching the target; None if none does.
+    target : float
+        The target of ``items_needed`` and ``runs_needed``.
     """
 
     judge: str
@@ -166,6 +210,12 @@ class PlanCase:
     p_pass: tuple[float, ...]
     items_needed: int | None
     futures: int
+    n_runs: int = 1
+    runs: tuple[int, ...] = ()
+    p_settled_runs: tuple[float, ...] = ()
+    p_pass_runs: tuple[float, ...] = ()
+    runs_needed: int | None = None
+    target: float = PlanConfig.target
 
     def mc_error(self, p: float) -> float:
         """Monte Carlo standard error of a predicted probability ``p``."""
@@ -177,17 +227,30 @@ class PlanCase:
         i = self.items.index(self.items_needed) if self.items_needed else -1
         return self.p_settled[i]
 
+    @property
+    def p_reached_runs(self) -> float:
+        """P(settled) at ``runs_needed`` (at the largest K tried; NaN if not planned)."""
+        if not self.runs:
+            return float("nan")
+        i = self.runs.index(self.runs_needed) if self.runs_needed else -1
+        return self.p_settled_runs[i]
+
+    @property
+    def settles_with(self) -> str:
+        """The budget that settles the verdict in words, e.g. ``"+200 items / +2 runs"``."""
+        items = f"+{self.items_needed} items" if self.items_needed else f"> +{self.items[-1]} items"
+        if not self.runs:
+            return items
+        runs = f"+{self.runs_needed} runs" if self.runs_needed else f"> +{self.runs[-1]} runs"
+        return f"{items} / {runs}"
+
     def to_dict(self) -> dict[str, Any]:
         """Return the case as plain JSON-ready values."""
-        d = asdict(self)
+        d = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
         d["step"] = int(self.step)
         d["verdict"] = self.verdict.value
-        d["items"], d["p_settled"], d["p_pass"] = (
-            list(self.items),
-            list(self.p_settled),
-            list(self.p_pass),
-        )
         d["p_reached"] = self.p_reached
+        d["p_reached_runs"] = self.p_reached_runs if self.runs else None
         return d
 
 
@@ -214,7 +277,7 @@ class PlanResult:
         raise KeyError(f"no open verdict planned for step {int(step)}, {judge!r}, {benchmark!r}")
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per open verdict: judge, benchmark, step, now, items needed, P reached."""
+        """One row per open verdict: judge, benchmark, step, now, items and runs needed."""
         rows = [
             {
                 "judge": c.judge,
@@ -226,31 +289,45 @@ class PlanResult:
                 "items_needed": c.items_needed,
                 "p_reached": c.p_reached,
                 "mc_error": c.mc_error(c.p_reached),
+                "n_runs": c.n_runs,
+                "runs_needed": c.runs_needed,
+                "p_reached_runs": c.p_reached_runs,
+                "mc_error_runs": c.mc_error(c.p_reached_runs) if c.runs else np.nan,
             }
             for c in self.cases
         ]
         columns = [
             "judge", "benchmark", "step", "quantity", "now", "n_items",
             "items_needed", "p_reached", "mc_error",
+            "n_runs", "runs_needed", "p_reached_runs", "mc_error_runs",
         ]  # fmt: skip
-        return pd.DataFrame(rows, columns=columns).astype({"items_needed": "Int64"})
+        frame = pd.DataFrame(rows, columns=columns)
+        return frame.astype({"items_needed": "Int64", "runs_needed": "Int64"})
 
     def curves(self) -> pd.DataFrame:
         """P(settled) and P(pass) by added items, one row per case and grid point."""
+        return self._curves("added_items", lambda c: (c.items, c.p_settled, c.p_pass))
+
+    def run_curves(self) -> pd.DataFrame:
+        """P(settled) and P(pass) by added runs, one row per planned case and grid point."""
+        return self._curves("added_runs", lambda c: (c.runs, c.p_settled_runs, c.p_pass_runs))
+
+    def _curves(self, added: str, points) -> pd.DataFrame:
         rows = [
             {
                 "judge": c.judge,
                 "benchmark": c.benchmark,
                 "step": int(c.step),
-                "added_items": n,
+                added: n,
                 "p_settled": p,
                 "p_pass": pp,
                 "mc_error": c.mc_error(p),
             }
             for c in self.cases
-            for n, p, pp in zip(c.items, c.p_settled, c.p_pass, strict=True)
+            for n, p, pp in zip(*points(c), strict=True)
         ]
-        return pd.DataFrame(rows)
+        columns = ["judge", "benchmark", "step", added, "p_settled", "p_pass", "mc_error"]
+        return pd.DataFrame(rows, columns=columns)
 
     def to_json(self) -> dict[str, Any]:
         """Return the plan as plain JSON-ready values (config and cases)."""
@@ -264,115 +341,32 @@ class PlanResult:
         """Return the terminal table of the plan."""
         if not self.cases:
             return "no INCONCLUSIVE verdict to plan: every step is settled or not measured"
-        top = self.config.item_grid[-1]
+        items_top, runs_top = self.config.item_grid[-1], max(self.config.run_grid, default=0)
         lines = [
-            f"items needed for P(settled) >= {self.config.target:g} "
+            f"items needed and runs needed for P(settled) >= {self.config.target:g} "
             f"(exact tier, {self.config.futures} simulated futures per point)",
             f"{'judge':<22} {'benchmark':<14} {'step':<16} {'now':<13} "
-            f"{'items now':>9} {'items needed':>12}  P reached",
+            f"{'items now':>9} {'items needed':>12}  {'P reached':<11} "
+            f"{'runs now':>8} {'runs needed':>11}  P reached",
         ]
         for c in self.cases:
-            need = f"{c.items_needed}" if c.items_needed else f"> {top}"
+            need = f"{c.items_needed}" if c.items_needed else f"> {items_top}"
             p = c.p_reached
+            if c.runs:
+                q = c.p_reached_runs
+                runs = f"{c.runs_needed}" if c.runs_needed else f"> {runs_top}"
+                runs_p = f"{q:.2f} ± {c.mc_error(q):.2f}"
+            else:
+                runs, runs_p = "-", "(one run: not planned)"
             lines.append(
                 f"{c.judge[:22]:<22} {c.benchmark[:14]:<14} {c.step.title[:16]:<16} "
                 f"{c.verdict.value:<13} {c.n_items:>9} {need:>12}  "
-                f"{p:.2f} ± {c.mc_error(p):.2f}"
+                f"{f'{p:.2f} ± {c.mc_error(p):.2f}':<11} {c.n_runs:>8} {runs:>11}  {runs_p}"
             )
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.format()
-
-
-@dataclass(frozen=True)
-class _Cell:
-    """One judge's items on one benchmark, as atoms of (label, pattern)."""
-
-    counts: np.ndarray  # (K,)
-    features: np.ndarray  # (K, feature)
-    evidence: np.ndarray  # (K, 3): labelled, paired item, units with min_runs runs
-    novel_atoms: np.ndarray  # (K0 * L, feature): G0's atoms
-    novel_prob: np.ndarray  # (K0 * L,)
-    novel_evidence: np.ndarray  # (K0 * L, 3)
-    prior_pool: np.ndarray  # (POOL, feature): draws of P_new's expected features
-
-
-def _evidence(
-    patterns: np.ndarray, label: np.ndarray, orders: tuple[str, ...], min_runs: int
-) -> np.ndarray:
-    """Return what each item counts for in the evidence rule, shape (K, 3)."""
-    present = patterns != Verdict.MISSING
-    paired = np.zeros(len(patterns), dtype=bool)
-    if "AB" in orders and "BA" in orders:
-        ab, ba = orders.index("AB"), orders.index("BA")
-        paired = (present[:, ab] & present[:, ba]).any(-1)
-    units = (present.sum(-1) >= min_runs).sum(-1)
-    return np.stack([label != _NO_LABEL, paired, units], -1).astype(float)
-
-
-def _cell(
-    bt: BenchmarkTally, judge: str, min_runs: int, alpha: float, rng: np.random.Generator
-) -> _Cell:
-    j = bt.judges.index(judge)
-    lab, k = np.nonzero(bt.counts[j])
-    base = base_patterns(bt)
-    n_lab = len(base.labels)
-    atoms = base.features[:, base.labels, :].reshape(-1, len(FEATURES))
-    prob = np.repeat(base.prob, n_lab) / n_lab
-    # G0's atoms in the (pattern, label) order of exact._novel; every cell of the
-    # benchmark's design is judged, so their evidence is the design's.
-    design = (bt.patterns != Verdict.MISSING).any(0)
-    full = np.where(design, Verdict.A, Verdict.MISSING)[None]
-    novel_ev = _evidence(np.repeat(full, n_lab, 0), base.labels, bt.orders, min_runs)
-    return _Cell(
-        counts=bt.counts[j, lab, k].astype(float),
-        features=bt.features[k, lab, :],
-        evidence=_evidence(bt.patterns[k], lab, bt.orders, min_runs),
-        novel_atoms=atoms,
-        novel_prob=prob,
-        novel_evidence=np.tile(novel_ev, (len(base.prob), 1)),
-        prior_pool=dp_feature_draws(atoms, prob, (_POOL,), alpha, rng),
-    )
-
-
-def _future_draws(
-    cell: _Cell, added: int, futures: int, draws: int, alpha: float, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior draws of expected features after ``added`` simulated items.
-
-    Returns
-    -------
-    features : ndarray, shape (futures, draws, feature)
-        Scaled to the item count, as :meth:`JudgeModel.fit` does.
-    evidence : ndarray, shape (futures, 3)
-        Counted items after the addition.
-    """
-    k = len(cell.counts)
-    theta = rng.dirichlet(np.r_[cell.counts, alpha], size=futures)
-    picks = rng.multinomial(added, theta)  # (futures, K + 1); the last: novel items
-    n_novel = picks[:, -1]
-    slots = max(int(n_novel.max()), 1)
-    cdf = np.cumsum(cell.novel_prob)
-    idx = np.minimum(
-        np.searchsorted(cdf / cdf[-1], rng.random((futures, slots)), side="right"),
-        len(cdf) - 1,
-    )
-    active = (np.arange(slots)[None, :] < n_novel[:, None]).astype(float)
-    counts = cell.counts[None, :] + picks[:, :k]
-    g_seen = rng.gamma(np.broadcast_to(counts[:, None, :], (futures, draws, k)))
-    g_novel = rng.gamma(np.broadcast_to(active[:, None, :], (futures, draws, slots)))
-    g_prior = rng.gamma(alpha, size=(futures, draws))
-    total = g_seen.sum(-1) + g_novel.sum(-1) + g_prior
-    prior_part = cell.prior_pool[rng.integers(len(cell.prior_pool), size=(futures, draws))]
-    expected = (
-        g_seen @ cell.features
-        + np.einsum("sdm,smf->sdf", g_novel, cell.novel_atoms[idx])
-        + g_prior[..., None] * prior_part
-    ) / total[..., None]
-    n_after = cell.counts.sum() + added
-    evidence = counts @ cell.evidence + np.einsum("sm,smc->sc", active, cell.novel_evidence[idx])
-    return expected * n_after, evidence
 
 
 def settle_probability(
@@ -408,9 +402,13 @@ def settle_probability(
         short = np.minimum(evidence[:, 1], evidence[:, 2]) < config.min_items
     else:
         name = PLANNED_STEPS[step]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN: an undefined metric
-            lo, hi = np.nanquantile(metrics[name], [lo_q, hi_q], axis=-1)
+        values = metrics[name]
+        if np.isfinite(values).all():  # the common case, many times faster than nanquantile
+            lo, hi = np.quantile(values, [lo_q, hi_q], axis=-1)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN: an undefined metric
+                lo, hi = np.nanquantile(values, [lo_q, hi_q], axis=-1)
         threshold = config.thresholds[step]
         verdicts = [interval_verdict(a, b, threshold) for a, b in zip(lo, hi, strict=True)]
         column = {Step.CHANCE_CORRECT: 0, Step.SWAP_POSITIONS: 1, Step.REPLICATE: 2}[step]
@@ -428,7 +426,7 @@ def plan(
     mvvp_config: MVVPConfig | None = None,
     random_seed: int | None = None,
 ) -> PlanResult:
-    """Predict how many more items would settle each INCONCLUSIVE verdict.
+    """Predict how many more items, or runs, would settle each INCONCLUSIVE verdict.
 
     Parameters
     ----------
@@ -438,7 +436,7 @@ def plan(
         Its MVVP check; by default the exact tier is fitted and checked here (with
         ``mvvp_config``). Only its INCONCLUSIVE steps 1, 2, 3 and 5 are planned.
     config : PlanConfig, optional
-        Grid, target and Monte Carlo sizes.
+        Grids, target and Monte Carlo sizes.
     mvvp_config : MVVPConfig, optional
         The rule applied to every future; default ``result.config`` (or the
         defaults).
@@ -453,8 +451,9 @@ def plan(
     --------
     >>> from judgestats.simulate import simulate, small_cohort
     >>> ds = simulate(small_cohort(), random_seed=0, scale=0.2).dataset
-    >>> res = plan(ds, config=PlanConfig(futures=20, draws=100), random_seed=0)
-    >>> all(0 <= p <= 1 for c in res.cases for p in c.p_settled)
+    >>> cfg = PlanConfig(futures=20, draws=100, max_runs=2)
+    >>> res = plan(ds, config=cfg, random_seed=0)
+    >>> all(0 <= p <= 1 for c in res.cases for p in c.p_settled + c.p_settled_runs)
     True
     """
     config = config or PlanConfig()
@@ -470,22 +469,27 @@ def plan(
         result = check(tree, data, mvvp_config)
     rule = mvvp_config or result.config
     tallied = tally(data)
+    priors = PriorCache(rule.min_runs, config.prior, rng)
     cases = []
     for r in result.results:
         if r.step not in PLANNED_STEPS or r.verdict is not StepVerdict.INCONCLUSIVE:
             continue
         bt = tallied[str(r.benchmark)]
-        cell = _cell(bt, r.judge, rule.min_runs, config.prior, rng)
+        c = cell(bt, r.judge, rule.min_runs, priors)
         settled, passed = [], []
         for added in config.item_grid:
-            x, ev = _future_draws(cell, added, config.futures, config.draws, config.prior, rng)
+            x, ev = item_futures(c, added, config.futures, config.draws, config.prior, rng)
             p_settled, p_pass = settle_probability(x, ev, r.step, rule)
             settled.append(p_settled)
             passed.append(p_pass)
-        needed = next(
-            (n for n, p in zip(config.item_grid, settled, strict=True) if p >= config.target),
-            None,
-        )
+        noise = run_noise(c) if config.run_grid else None
+        runs = config.run_grid if noise is not None else ()
+        settled_runs, passed_runs = [], []
+        if noise is not None:
+            for x, ev in run_futures(c, bt, noise, runs, config.futures, config.draws, priors, rng):
+                p_settled, p_pass = settle_probability(x, ev, r.step, rule)
+                settled_runs.append(p_settled)
+                passed_runs.append(p_pass)
         cases.append(
             PlanCase(
                 judge=r.judge,
@@ -493,12 +497,18 @@ def plan(
                 step=r.step,
                 quantity=PLANNED_STEPS[r.step],
                 verdict=r.verdict,
-                n_items=int(cell.counts.sum()),
+                n_items=c.n_items,
                 items=config.item_grid,
                 p_settled=tuple(settled),
                 p_pass=tuple(passed),
-                items_needed=needed,
+                items_needed=_needed(config.item_grid, tuple(settled), config.target),
                 futures=config.futures,
+                n_runs=c.max_runs,
+                runs=runs,
+                p_settled_runs=tuple(settled_runs),
+                p_pass_runs=tuple(passed_runs),
+                runs_needed=_needed(runs, tuple(settled_runs), config.target) if runs else None,
+                target=config.target,
             )
         )
     return PlanResult(tuple(cases), config, rule)

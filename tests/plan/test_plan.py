@@ -1,4 +1,5 @@
-"""The plan: configuration, the settle rule with its evidence floor, structure, the command."""
+"""The plan: configuration, the settle rule with its evidence floor, the run noise, structure,
+the command."""
 
 import json
 
@@ -6,13 +7,17 @@ import numpy as np
 import pytest
 
 from judgestats.cli import main
-from judgestats.features import FEATURES
+from judgestats.features import FEATURES, feature_index
+from judgestats.futures import PriorCache, _unique_rows, cell, run_noise
 from judgestats.mvvp import MVVPConfig, Step, StepVerdict
 from judgestats.plan import PlanConfig, plan, settle_probability
-from judgestats.simulate import simulate, small_cohort
+from judgestats.simulate import BenchmarkSpec, CohortConfig, JudgeParams, simulate, small_cohort
+from judgestats.tally import tally
 
 
-@pytest.mark.parametrize(("field", "value"), [("target", 1.0), ("futures", 0), ("max_items", 5)])
+@pytest.mark.parametrize(
+    ("field", "value"), [("target", 1.0), ("futures", 0), ("max_items", 5), ("max_runs", -1)]
+)
 def test_config_rejects_bad_values(field, value):
     with pytest.raises(ValueError, match=field):
         PlanConfig(**{field: value})
@@ -21,6 +26,45 @@ def test_config_rejects_bad_values(field, value):
 def test_item_grid_is_increasing_and_reaches_max():
     grid = PlanConfig(max_items=500, grid_points=6).item_grid
     assert list(grid) == sorted(set(grid)) and grid[0] == 25 and grid[-1] == 500
+
+
+@pytest.mark.parametrize(("most", "grid"), [(0, ()), (1, (1,)), (4, (1, 2, 4)), (6, (1, 2, 4, 6))])
+def test_run_grid(most, grid):
+    assert PlanConfig(max_runs=most).run_grid == grid
+
+
+def _judge_cell(runs, **params):
+    spec = BenchmarkSpec("bench", 300, "correctness", runs=runs)
+    cohort = CohortConfig.from_judges({"j": JudgeParams(agreement=0.8, **params)}, [spec])
+    ds = simulate(cohort, random_seed=5).dataset
+    bt = tally(ds)["bench"]
+    return cell(bt, "j", 3, PriorCache(3, 1.0, np.random.default_rng(0))), bt
+
+
+def test_run_noise_agreement_is_the_pairwise_run_agreement():
+    """The urn's agreement equals the closed-form pairwise run agreement (pr_hit / pr_den)."""
+    c, bt = _judge_cell(3, stability=0.8, invalid_rate=0.05)
+    noise = run_noise(c)
+    sums = bt.feature_sums()[0]
+    pr = sums[feature_index("pr_hit")] / sums[feature_index("pr_den")]
+    assert noise.agreement == pytest.approx(pr, rel=1e-12)
+    assert 0 < noise.concentration < 1e6
+    assert np.allclose(noise.mean.sum(-1), 1)
+
+
+def test_run_noise_limits():
+    """Identical runs: the urn only repeats (concentration at its floor); one run: no urn."""
+    same, _ = _judge_cell(3, stability=1.0)
+    assert run_noise(same).agreement == 1.0 and run_noise(same).concentration == 1e-3
+    one, _ = _judge_cell(1)
+    assert run_noise(one) is None
+
+
+def test_unique_rows_matches_numpy():
+    rows = np.random.default_rng(1).integers(-1, 4, size=(500, 7)).astype(np.int8)
+    uniq, inv = _unique_rows(rows)
+    assert (uniq[inv] == rows).all()
+    assert len(uniq) == len(np.unique(rows, axis=0))
 
 
 def _features_with_position_bias(bias, n_draws, n_items=1000):
@@ -42,7 +86,7 @@ def test_settle_rule_and_evidence_floor():
 @pytest.fixture(scope="module")
 def small_plan():
     ds = simulate(small_cohort(), random_seed=3, scale=0.2).dataset
-    cfg = PlanConfig(futures=30, draws=200, max_items=400, grid_points=4)
+    cfg = PlanConfig(futures=30, draws=200, max_items=400, grid_points=4, max_runs=2)
     return plan(ds, config=cfg, random_seed=0)
 
 
@@ -54,10 +98,27 @@ def test_plan_structure(small_plan):
         assert all(pp <= p for p, pp in zip(c.p_settled, c.p_pass, strict=True))
         reached = [n for n, p in zip(c.items, c.p_settled, strict=True) if p >= 0.8]
         assert c.items_needed == (reached[0] if reached else None)
+        assert c.runs == (1, 2) and c.n_runs == 3  # the small cohort has 3 runs
+        assert all(0 <= pp <= p <= 1 for p, pp in zip(c.p_settled_runs, c.p_pass_runs, strict=True))
+        reached = [k for k, p in zip(c.runs, c.p_settled_runs, strict=True) if p >= 0.8]
+        assert c.runs_needed == (reached[0] if reached else None)
     frame = small_plan.to_frame()
     assert list(frame.columns[:5]) == ["judge", "benchmark", "step", "quantity", "now"]
+    assert {"runs_needed", "p_reached_runs"} <= set(frame.columns)
     assert len(small_plan.curves()) == len(small_plan.cases) * 4
+    assert len(small_plan.run_curves()) == len(small_plan.cases) * 2
     json.dumps(small_plan.to_json())
+
+
+def test_more_runs_settle_test_retest_more_often(small_plan):
+    """Step 3 gates on test-retest: K more runs of every item settle some of its open
+    verdicts, and never fewer with 2 runs than with 1 beyond Monte Carlo error."""
+    step3 = [c for c in small_plan.cases if c.step is Step.REPLICATE]
+    assert step3
+    for c in step3:
+        one, two = c.p_settled_runs
+        assert two >= one - 3 * np.sqrt(2 * 0.25 / c.futures)
+    assert max(c.p_settled_runs[-1] for c in step3) > 0
 
 
 @pytest.mark.slow
@@ -66,7 +127,7 @@ def test_plan_command_on_demo(tmp_path, capsys):
     code = main(["plan", "--futures", "10", "--max-items", "100", "-o", str(out)])
     assert code == 0
     text = capsys.readouterr().out
-    assert "items needed for P(settled) >= 0.8" in text
+    assert "items needed and runs needed for P(settled) >= 0.8" in text
     data = json.loads(out.read_text())
     assert data["target"] == 0.8 and isinstance(data["cases"], list)
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from plan_helpers import calibration
+from plan_helpers import calibration, run_calibration
 
 
 def _report(cal, label):
@@ -16,7 +16,7 @@ def _report(cal, label):
 
 @pytest.mark.calibration
 def test_plan_calibrated_over_replicates():
-    """200 replicates: calibrated overall and in each half of the predictions (3 SE)."""
+    """200 replicates, 120 more items: calibrated overall and in each half (3 SE)."""
     cal = calibration(replicates=200, n_now=80, added=120, futures=100, seed=2)
     gap, se = _report(cal, "all")
     assert abs(gap) < 3 * se
@@ -25,3 +25,11 @@ def test_plan_calibrated_over_replicates():
         g, s = cal.gap(keep)
         print(f"{name}: gap {g:+.3f} ± {s:.3f}")
         assert abs(g) < 3 * s
+
+
+@pytest.mark.calibration
+def test_plan_by_runs_calibrated_over_replicates():
+    """150 replicates of 3 runs now and 3 more drawn by the simulator: calibrated (3 SE)."""
+    cal = run_calibration(replicates=150, n_items=120, runs_now=3, added=3, futures=100, seed=2)
+    gap, se = _report(cal, "runs")
+    assert abs(gap) < 3 * se

@@ -1,4 +1,4 @@
-"""``judgestats plan [PATH ...]``: how many more items would settle each open verdict.
+"""``judgestats plan [PATH ...]``: how many more items or runs would settle each open verdict.
 
 Exit status: 0 when the plan is printed (and written); 2 on bad input.
 """
@@ -18,7 +18,7 @@ from judgestats.plan import PlanConfig
 _EPILOG = """\
 examples:
   judgestats plan                          # the bundled demo logs
-  judgestats plan logs/ --target 0.9 --max-items 3000 -o plan.json
+  judgestats plan logs/ --target 0.9 --max-items 3000 --max-runs 8 -o plan.json
 """
 
 
@@ -27,12 +27,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d = PlanConfig()
     p = sub.add_parser(
         "plan",
-        help="predict how many more items settle each INCONCLUSIVE MVVP verdict",
+        help="predict how many more items or runs settle each INCONCLUSIVE MVVP verdict",
         description=(
             "Fit the exact tier, check the MVVP, and for every INCONCLUSIVE step 1, 2, 3 "
-            "or 5 simulate futures with N more items from the posterior predictive: "
-            "P(the verdict becomes PASS or FAIL) by N, and the smallest N reaching the "
-            "target. Without PATH: the bundled demo logs."
+            "or 5 simulate futures with N more items, or K more runs of every item, from "
+            "the posterior predictive: P(the verdict becomes PASS or FAIL) by N and by K, "
+            "and the smallest N and K reaching the target. Without PATH: the bundled demo "
+            "logs."
         ),
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -44,6 +45,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=d.max_items,
         help=f"largest N tried (default {d.max_items})",
+    )
+    p.add_argument(
+        "--max-runs",
+        type=int,
+        default=d.max_runs,
+        help=f"largest K tried (default {d.max_runs}; 0: plan items only)",
     )
     p.add_argument(
         "--futures",
@@ -62,7 +69,12 @@ def run(args: argparse.Namespace) -> int:
     from judgestats.report.drift import plain_json
 
     try:
-        config = PlanConfig(target=args.target, max_items=args.max_items, futures=args.futures)
+        config = PlanConfig(
+            target=args.target,
+            max_items=args.max_items,
+            max_runs=args.max_runs,
+            futures=args.futures,
+        )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.output and any(

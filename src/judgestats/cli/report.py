@@ -96,6 +96,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="exit with status 1 if any verdict is at least this bad (for CI gates)",
     )
     p.add_argument("--title", default="judgestats report", help="title of the HTML page")
+    p.add_argument(  # the plan
+        "--plan",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="also predict how many more items or runs settle each INCONCLUSIVE verdict "
+        "(as `judgestats plan`, with 100 futures per point): a 'settles with' column, a "
+        "P(settled) plot and summary.json's 'plan'; off by default, as it costs about a "
+        "second of CPU per open verdict",
+    )
     p.set_defaults(func=run)
 
 
@@ -111,6 +120,12 @@ def _config(args: argparse.Namespace) -> MVVPConfig:
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _plan_config():
+    from judgestats.report.plan import REPORT_PLAN
+
+    return REPORT_PLAN
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,10 +165,13 @@ def run(args: argparse.Namespace) -> int:
         title=args.title,
         progress=progress,
         derived=derived,
+        plan=_plan_config() if args.plan else None,
     )
     progress.note(f"report done in {time.monotonic() - start:.1f} s")
     print()
     print(terminal_summary(report.mvvp, report.files))
+    if report.plan is not None:
+        print(report.plan.format())
     if args.fail_on:
         gate = GATES[args.fail_on]
         tripped = [r for r in report.mvvp.results if r.verdict.severity >= gate.severity]

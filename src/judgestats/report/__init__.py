@@ -7,7 +7,8 @@ reads, fits, checks and calls it. The files, in the output folder:
   URIs): the verdict table, the plots, every verdict with its reason, the
   diagnostics (with any failed one at the top) and the import accounting;
 * ``summary.csv`` and ``summary.json``: one record per judge, benchmark and
-  quantity (:mod:`judgestats.report.tables`);
+  quantity (:mod:`judgestats.report.tables`); with a plan (``report --plan``),
+  ``summary.json`` also carries it under ``plan`` (:mod:`judgestats.report.plan`);
 * ``tables.tex``: booktabs tables, values as ``0.51 [0.47, 0.55]``;
 * ``posterior.nc``: the posterior (:func:`judgestats.models.load_posterior`): draws as
   compressed float32, without the quantities computed from other draws (ranks, rank
@@ -30,6 +31,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
@@ -51,6 +53,9 @@ from judgestats.report.plots import (
 from judgestats.report.tables import latex_tables, summary_table, write_summary
 from judgestats.report.terminal import Progress, terminal_summary
 from judgestats.schema import Verdict
+
+if TYPE_CHECKING:
+    from judgestats.plan import PlanResult
 
 __all__ = [
     "FIGURES",
@@ -90,11 +95,14 @@ class Report:
         The verdicts.
     files : dict of str to Path
         ``html``, ``csv``, ``json``, ``tex``, ``posterior``.
+    plan : PlanResult or None
+        How much more data settles each open verdict, when planned.
     """
 
     tree: xr.DataTree
     mvvp: MVVPResult
     files: dict[str, Path]
+    plan: PlanResult | None = None
 
 
 def describe_data(ds: xr.Dataset) -> str:
@@ -116,6 +124,7 @@ def write_report(
     data_summary: str = "",
     title: str = "judgestats report",
     progress: Progress | None = None,
+    plan: PlanResult | None = None,
 ) -> dict[str, Path]:
     """Write the report files of a fitted and checked posterior.
 
@@ -134,6 +143,9 @@ def write_report(
     title : str, default "judgestats report"
     progress : Progress, optional
         Where stage lines go (default: the ``judgestats`` logger).
+    plan : PlanResult, optional
+        Adds the "settles with" column, the P(settled) plot and ``summary.json``'s
+        ``plan`` (:mod:`judgestats.report.plan`).
 
     Returns
     -------
@@ -146,7 +158,7 @@ def write_report(
     out = Path(out_dir)
     table = summary_table(result)
     with progress.stage("drawing the plots"):
-        images = figures(result, table)
+        images = figures(result, table, plan=plan)
     # Written into a folder beside ``out`` and moved in when complete: an interrupted
     # run leaves the previous report (or none), never a partial one.
     with (
@@ -156,6 +168,10 @@ def write_report(
         tmp.mkdir(parents=True)
         files = {"html": tmp / "index.html", "tex": tmp / "tables.tex"}
         files["csv"], files["json"] = write_summary(result, tmp)
+        if plan is not None:  # the plan's numbers
+            from judgestats.report.plan import add_to_summary
+
+            add_to_summary(files["json"], plan)
         files["tex"].write_text(latex_tables(result, table))
         page = render_html(
             result,
@@ -165,6 +181,7 @@ def write_report(
             import_report=import_report,
             data_summary=data_summary,
             title=title,
+            plan=plan,
         )
         files["html"].write_text(page, encoding="utf-8")
         files["posterior"] = save_posterior(tree, tmp / "posterior.nc")
@@ -172,12 +189,13 @@ def write_report(
     return {k: files[k] for k in ("html", "csv", "json", "tex", "posterior")}
 
 
-def figures(result: MVVPResult, table) -> dict[str, str]:
+def figures(result: MVVPResult, table, plan: PlanResult | None = None) -> dict[str, str]:
     """Draw the report's figures, as image URIs by name, in page order.
 
     A figure of :data:`GROUPED` gets one image per benchmark group
     (:func:`~judgestats.report.plots.benchmark_groups`): ``agreement`` for the first,
-    ``agreement-2`` and on for the next, so that each fits a screen.
+    ``agreement-2`` and on for the next, so that each fits a screen. With a ``plan``,
+    its P(settled) figure comes last (:func:`judgestats.report.plan.plot_plan`).
     """
     out = {}
     groups = benchmark_groups(result)
@@ -191,4 +209,10 @@ def figures(result: MVVPResult, table) -> dict[str, str]:
             else:
                 drawn = {name: plot(result, table)}
             out.update({k: figure_to_data_uri(f) for k, f in drawn.items() if f is not None})
+        if plan is not None:
+            from judgestats.report.plan import plot_plan
+
+            fig = plot_plan(plan)
+            if fig is not None:
+                out["plan"] = figure_to_data_uri(fig)
     return out

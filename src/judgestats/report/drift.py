@@ -1,4 +1,4 @@
-"""Drift and plan artefacts: the change plot, the P(settled) plot, and the drift folder.
+"""Drift artefacts: the change plot and the drift folder.
 
 :func:`write_drift` writes the folder of ``judgestats drift`` all at once
 (:func:`judgestats.io.store.atomic_output`): ``index.html`` (self-contained, with
@@ -20,11 +20,10 @@ from matplotlib.figure import Figure
 from judgestats.drift import Change, DriftResult
 from judgestats.io.store import atomic_output
 from judgestats.mvvp import StepVerdict
-from judgestats.plan import PlanResult
 from judgestats.report.plots import VERDICT_COLORS, figure_to_data_uri
 from judgestats.report.tables import _tabular, latex_escape
 
-__all__ = ["DRIFT_FILES", "plain_json", "plot_drift", "plot_plan", "write_drift"]
+__all__ = ["DRIFT_FILES", "plain_json", "plot_drift", "write_drift"]
 
 #: The files of a drift folder.
 DRIFT_FILES = ("index.html", "drift.csv", "item_flips.csv", "drift.json", "drift.tex")
@@ -76,29 +75,6 @@ def plot_drift(result: DriftResult) -> Figure | None:
     fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=9)
     fig.suptitle("change new − old: median and 95% interval; grey: tolerated change")
     fig.tight_layout(rect=(0, 0.04, 1, 0.97))
-    return fig
-
-
-def plot_plan(plan: PlanResult) -> Figure | None:
-    """Plot P(settled) against added items for every open verdict, with the target."""
-    if not plan.cases:
-        return None
-    fig = Figure(figsize=(7.5, 4.6))
-    ax = fig.subplots()
-    for c in plan.cases:
-        p = np.array(c.p_settled)
-        se = np.sqrt(p * (1 - p) / c.futures)
-        label = f"{c.judge} · {c.benchmark} · step {int(c.step)}"
-        (line,) = ax.plot(c.items, p, marker="o", ms=3.5, label=label)
-        ax.fill_between(c.items, p - 2 * se, p + 2 * se, color=line.get_color(), alpha=0.15)
-    ax.axhline(plan.config.target, color="#57606a", ls="--", lw=1)
-    ax.set_xscale("log")
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("items added (labelled, judged like the existing ones)")
-    ax.set_ylabel("P(verdict settles: PASS or FAIL)")
-    ax.set_title("how many more items settle each INCONCLUSIVE verdict (band: ±2 MC s.e.)")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
-    fig.tight_layout()
     return fig
 
 

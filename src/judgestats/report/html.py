@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import asdict
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,9 @@ from judgestats.accounting import ImportReport
 from judgestats.models.summary import MAX_RHAT, MIN_ESS
 from judgestats.mvvp import MVVPResult, StepVerdict, format_estimate
 from judgestats.mvvp.result import PROBABILITY_QUANTITIES, QUANTITY_LABELS
+
+if TYPE_CHECKING:
+    from judgestats.plan import PlanResult
 
 __all__ = ["diagnostics_table", "render_html"]
 
@@ -148,6 +152,7 @@ def render_html(
     import_report: ImportReport | None = None,
     data_summary: str = "",
     title: str = "judgestats report",
+    plan: PlanResult | None = None,
 ) -> str:
     """Return the report as one self-contained HTML page.
 
@@ -167,12 +172,26 @@ def render_html(
     data_summary : str, optional
         One line describing the data.
     title : str, default "judgestats report"
+    plan : PlanResult, optional
+        Adds the "settles with" column to the verdict table and the caption of the
+        ``plan`` figure (:mod:`judgestats.report.plan`).
 
     Returns
     -------
     str
     """
     p = f"{result.config.prob:.0%}"
+    captions = dict(_CAPTIONS)
+    verdicts = result.to_html()
+    if plan is not None:  # the plan's column and caption
+        from judgestats.report.plan import PLAN_CAPTION, settles_with
+        from judgestats.report.verdicts import verdict_html
+
+        verdicts = verdict_html(result, settles=settles_with(plan))
+        # formatted again below with p and rank: the filled-in caption has no braces
+        captions["plan"] = PLAN_CAPTION.format(
+            target=plan.config.target, futures=plan.config.futures
+        )
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     version = html.escape(str(tree.attrs.get("judgestats_version", ""))) if tree else ""
     parts = [
@@ -196,7 +215,7 @@ def render_html(
         "on the bad side; INCONCLUSIVE: it straddles the threshold; NOT MEASURED: the data "
         "cannot support the step (see the reason). Step 5 reads the probability of the "
         "paradox the same way.</p>",
-        result.to_html(),
+        verdicts,
         "<h3>Thresholds</h3>",
         _grid(pd.DataFrame([{"setting": k, "value": v} for k, v in asdict(result.config).items()])),
         "<h3>Method</h3>",
@@ -205,7 +224,7 @@ def render_html(
     ]
     for name, uri in figures.items():
         kind = name.rsplit("-", 1)[0]  # "agreement-2": the second benchmark group
-        caption = _CAPTIONS.get(kind, kind).format(p=p, rank=result.rank_words)
+        caption = captions.get(kind, kind).format(p=p, rank=result.rank_words)
         parts.append(
             f'<figure id="fig-{html.escape(name)}"><img alt="{html.escape(name)}" '
             f'src="{uri}"><figcaption>{html.escape(caption)}</figcaption></figure>'

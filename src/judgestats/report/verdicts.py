@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from judgestats.mvvp.result import QUANTITY_LABELS, Step, StepResult, StepVerdict
@@ -125,11 +126,22 @@ COLUMNS: tuple[tuple[str, Step], ...] = tuple((f"{int(s)}. {s.title}", s) for s 
 MAX_TABLE_ROWS = 60
 
 
-def _step_cells(result: MVVPResult, judge: str, bench: str, rowspan: int | None) -> list[str]:
+#: Judge, benchmark → how much more data settles the row's open verdicts.
+Settles = Mapping[tuple[str, str], str]
+
+
+def _step_cells(
+    result: MVVPResult,
+    judge: str,
+    bench: str,
+    rowspan: int | None,
+    settles: Settles | None = None,
+) -> list[str]:
     """Return the verdict cells of one row: per-benchmark steps, and the per-judge ones.
 
     ``rowspan`` is the number of rows the judge's per-judge cells span, ``None`` on the
-    rows that the span covers (no per-judge cell).
+    rows that the span covers (no per-judge cell). With ``settles``, a last cell says
+    how much more data settles the row's open verdicts.
     """
     cells = []
     for _, step in COLUMNS:
@@ -137,29 +149,34 @@ def _step_cells(result: MVVPResult, judge: str, bench: str, rowspan: int | None)
             cells.append(_verdict_cell(result.find(step, judge, bench)))
         elif rowspan is not None:
             cells.append(_verdict_cell(result.find(step, judge, None), rowspan))
+    if settles is not None:  # plan column
+        cells.append(f"<td>{html.escape(settles.get((judge, bench), ''))}</td>")
     return cells
 
 
-def _head(*first: str) -> str:
+def _head(*first: str, settles: bool = False) -> str:
     names = "".join(f"<th>{html.escape(n)}</th>" for n in first)
     steps = "".join(f"<th>{html.escape(header)}</th>" for header, _ in COLUMNS)
-    return f"<thead><tr>{names}{steps}</tr></thead>"
+    plan = "<th>settles with</th>" if settles else ""
+    return f"<thead><tr>{names}{steps}{plan}</tr></thead>"
 
 
-def _one_table(result: MVVPResult) -> str:
+def _one_table(result: MVVPResult, settles: Settles | None = None) -> str:
     """Every judge × benchmark row in one table, a judge's benchmarks together."""
     rows = result.rows()
     per_judge: dict[str, int] = {}
     for judge, _ in rows:
         per_judge[judge] = per_judge.get(judge, 0) + 1
-    out = [f'<table class="js-mvvp">{_head("judge", "benchmark")}<tbody>']
+    head = _head("judge", "benchmark", settles=settles is not None)
+    out = [f'<table class="js-mvvp">{head}<tbody>']
     seen: set[str] = set()
     for judge, bench in rows:
         cells = []
         if judge not in seen:
             cells.append(f'<td rowspan="{per_judge[judge]}">{html.escape(judge)}</td>')
         cells.append(f"<td>{html.escape(bench)}</td>")
-        cells += _step_cells(result, judge, bench, None if judge in seen else per_judge[judge])
+        span = None if judge in seen else per_judge[judge]
+        cells += _step_cells(result, judge, bench, span, settles)
         seen.add(judge)
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
@@ -179,7 +196,7 @@ def _anchor(bench: str) -> str:
     return "verdicts-" + "".join(c if c.isalnum() else "-" for c in bench)
 
 
-def _per_benchmark(result: MVVPResult) -> str:
+def _per_benchmark(result: MVVPResult, settles: Settles | None = None) -> str:
     """One table per benchmark (judges with the most severe verdicts first) and a contents list."""
     by_bench: dict[str, list[str]] = {}
     for judge, bench in result.rows():
@@ -197,12 +214,14 @@ def _per_benchmark(result: MVVPResult) -> str:
             f"{_counts(mine)}</li>"
         )
         rows = [
-            f"<tr><td>{html.escape(j)}</td>{''.join(_step_cells(result, j, bench, 1))}</tr>"
+            f"<tr><td>{html.escape(j)}</td>{''.join(_step_cells(result, j, bench, 1, settles))}"
+            "</tr>"
             for j in order
         ]
+        head = _head("judge", settles=settles is not None)
         sections.append(
             f'<section id="{anchor}"><h4>{html.escape(bench)}</h4>'
-            f'<div class="js-mvvp-scroll"><table class="js-mvvp">{_head("judge")}<tbody>'
+            f'<div class="js-mvvp-scroll"><table class="js-mvvp">{head}<tbody>'
             + "".join(rows)
             + "</tbody></table></div></section>"
         )
@@ -215,7 +234,9 @@ def _per_benchmark(result: MVVPResult) -> str:
     return "\n".join([contents, *sections])
 
 
-def verdict_html(result: MVVPResult, per_benchmark: bool | None = None) -> str:
+def verdict_html(
+    result: MVVPResult, per_benchmark: bool | None = None, settles: Settles | None = None
+) -> str:
     """Return the verdict table as an HTML fragment (with its own CSS).
 
     Each cell holds the verdict and the estimate; hovering shows the reason.
@@ -233,7 +254,7 @@ def verdict_html(result: MVVPResult, per_benchmark: bool | None = None) -> str:
     """
     if per_benchmark is None:
         per_benchmark = len(result.rows()) > MAX_TABLE_ROWS
-    out = [_CSS, _per_benchmark(result) if per_benchmark else _one_table(result)]
+    out = [_CSS, _per_benchmark(result, settles) if per_benchmark else _one_table(result, settles)]
     prob = f"{result.config.prob:.0%}"
     counts = ", ".join(f"{n} {v.value}" for v, n in result.counts().items())
     out.append(

@@ -152,9 +152,21 @@ def _draw_items(spec: BenchmarkSpec, random_seed: int | None) -> _Items:
 
 
 def _draw_verdicts(
-    p: JudgeParams, spec: BenchmarkSpec, items: _Items, rng: np.random.Generator
+    p: JudgeParams,
+    spec: BenchmarkSpec,
+    items: _Items,
+    rng: np.random.Generator,
+    noise: np.random.Generator | None = None,
 ) -> np.ndarray:
-    """Verdicts of one judge, shape (item, len(spec.orders), the judge's runs)."""
+    """Verdicts of one judge, shape (item, len(spec.orders), the judge's runs).
+
+    The item's decisions (steps 2 and 3 of the model: the intended verdict and the
+    decision in each order) are drawn from ``rng``, the run-to-run noise (step 4:
+    re-decisions and invalid outputs) from ``noise`` (default ``rng``, the draws of
+    :func:`simulate`). Snapshots of a judge share ``rng`` and differ in ``noise``
+    (:mod:`judgestats.simulate.snapshots`).
+    """
+    noise = rng if noise is None else noise
     n, runs = spec.n_items, p.runs_on(spec)
     at: tuple[np.ndarray, ...] = ()
     shift = None
@@ -167,11 +179,12 @@ def _draw_verdicts(
         marg = cell_marginals(p, o, shift)[..., :3]
         marg = marg / marg.sum(-1, keepdims=True)
         fresh = _categorical(
-            rng, np.broadcast_to(marg[(*at, items.label, items.longer)][:, None, :], (n, runs, 3))
+            noise,
+            np.broadcast_to(marg[(*at, items.label, items.longer)][:, None, :], (n, runs, 3)),
         )
-        stable = rng.random((n, runs)) < p.stability
+        stable = noise.random((n, runs)) < p.stability
         v = np.where(stable, w[:, None], fresh)
-        v = np.where(rng.random((n, runs)) < p.invalid_rate, Verdict.INVALID, v)
+        v = np.where(noise.random((n, runs)) < p.invalid_rate, Verdict.INVALID, v)
         out[:, k, :] = np.where(items.shown[:, k, None], v, Verdict.MISSING)
     return out
 

@@ -20,45 +20,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
-
-from judgestats.schema import Verdict
-from judgestats.simulate.config import BenchmarkSpec, CohortConfig, JudgeParams
-from judgestats.simulate.model import cell_marginals, decision_matrix, intended_probs
+from judgestats.simulate.config import CohortConfig
 from judgestats.simulate.simulator import (
     SimulationResult,
-    _categorical,
     _draw_items,
-    _Items,
+    _draw_verdicts,
     _rng,
     simulate,
 )
-
-
-def _verdicts(
-    p: JudgeParams,
-    spec: BenchmarkSpec,
-    items: _Items,
-    shared: np.random.Generator,
-    own: np.random.Generator,
-) -> np.ndarray:
-    """Verdicts (item, order, run): decisions from ``shared``, run noise from ``own``."""
-    n, runs = spec.n_items, spec.runs
-    u = _categorical(shared, intended_probs(p)[items.label, items.longer])
-    out = np.empty((n, len(spec.orders), runs), dtype=np.int8)
-    for k, o in enumerate(spec.orders):
-        w = _categorical(shared, decision_matrix(p, o)[u])
-        marg = cell_marginals(p, o)[..., :3]
-        marg = marg / marg.sum(-1, keepdims=True)
-        fresh = _categorical(
-            own, np.broadcast_to(marg[items.label, items.longer][:, None, :], (n, runs, 3))
-        )
-        stable = own.random((n, runs)) < p.stability
-        v = np.where(stable, w[:, None], fresh)
-        v = np.where(own.random((n, runs)) < p.invalid_rate, Verdict.INVALID, v)
-        out[:, k, :] = np.where(items.shown[:, k, None], v, Verdict.MISSING)
-    return out
-
 
 __all__ = [
     "DEMO_DRIFT_JUDGE",
@@ -113,8 +82,9 @@ def simulate_snapshot(
                 continue
             shared = _rng(random_seed, "decisions", spec.name, judge)
             own = _rng(random_seed, "noise", spec.name, judge, f"snapshot {snapshot}")
+            v = _draw_verdicts(p, spec, items, shared, own)
             block = verdict[j, sl]
-            block[:, o_idx, : spec.runs] = _verdicts(p, spec, items, shared, own)
+            block[:, o_idx, : v.shape[-1]] = v
         start += spec.n_items
     ds.attrs["simulation"] = json.dumps({"random_seed": random_seed, "snapshot": snapshot})
     return SimulationResult(ds, first.truth, first.params, config, random_seed)
