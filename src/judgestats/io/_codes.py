@@ -21,8 +21,23 @@ __all__ = [
     "first_rows",
     "flat_key",
     "relabel",
+    "row_codes",
+    "take",
     "values_of",
 ]
+
+
+def row_codes(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
+    """Codes of a column in the narrowest integer type that holds them (-1: missing).
+
+    A categorical's own codes, not copied: for indexing by (see :func:`take`), not for
+    arithmetic, which would overflow a narrow type.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        cat = values.array if isinstance(values, pd.Series) else values
+        return np.asarray(cat.codes), cat.categories
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    return codes, pd.Index(uniques)
 
 
 def codes_of(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
@@ -30,11 +45,23 @@ def codes_of(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
 
     A categorical's codes are taken as they are; any other column is factorised.
     """
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        cat = values.array if isinstance(values, pd.Series) else values
-        return np.asarray(cat.codes, dtype=np.int64), cat.categories
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    return codes.astype(np.int64), pd.Index(uniques)
+    codes, uniques = row_codes(values)
+    return codes.astype(np.int64, copy=False), uniques
+
+
+def take(per_value: Sequence[Any] | np.ndarray, values: pd.Series | pd.Categorical) -> np.ndarray:
+    """Return ``per_value[code]`` for every row of a column.
+
+    Parameters
+    ----------
+    per_value : sequence or numpy.ndarray
+        One entry per distinct value of ``values`` (:func:`codes_of`), then one for a
+        missing value.
+    values : pandas.Series or pandas.Categorical
+        The column.
+    """
+    codes, _ = row_codes(values)
+    return np.asarray(per_value)[codes]  # a missing value's code -1 takes the last entry
 
 
 def values_of(uniques: pd.Index) -> np.ndarray:
@@ -55,11 +82,19 @@ def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = N
     a label ``None`` is missing.
     """
     new, uniques = pd.factorize(pd.Index(list(labels), dtype=object), use_na_sentinel=True)
-    taken = np.append(new, -1)[codes]
+    taken = np.append(new, -1).astype(_code_type(len(uniques)))[codes]
     categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
     return pd.Series(
         pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index
     )
+
+
+def _code_type(n: int) -> type[np.signedinteger]:
+    """The integer type pandas gives the codes of ``n`` categories (so none is copied)."""
+    for kind in (np.int8, np.int16, np.int32):
+        if n < np.iinfo(kind).max:
+            return kind
+    return np.int64
 
 
 def flat_key(codes: Sequence[np.ndarray]) -> np.ndarray:
