@@ -23,7 +23,15 @@ import xarray as xr
 
 from judgestats.accounting import FileAccount, ImportReport, Reject
 from judgestats.errors import LogFormatError
-from judgestats.io._codes import codes_of, duplicated, factorize, flat_key, values_of
+from judgestats.io._codes import (
+    codes_of,
+    duplicated,
+    factorize,
+    flat_key,
+    is_dense,
+    row_codes,
+    values_of,
+)
 from judgestats.schema import DIMS, ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
 
 __all__ = ["HIDDEN_FIELDS", "JUDGMENT_KEY", "LABEL_KEY", "Parsed", "assemble", "item_id"]
@@ -208,23 +216,35 @@ def _dedup(
     if not repeated.any():  # the common case: nothing to merge, no grouping needed
         return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []
     values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file")]
-    rows = np.flatnonzero(repeated)
-    sub = table.iloc[rows]
-    keys = factorize(flat[rows])[0]
-    record = flat_key([keys, *(_value_codes(sub[c]) + 1 for c in values)])
-    distinct = np.flatnonzero(~duplicated(record))  # one row per distinct record
+    every = bool(repeated.all())  # labels riding along on judgments: no subset to take
+    rows = np.arange(n) if every else np.flatnonzero(repeated)
+    keys = flat if every else flat[rows]
+    keys = keys if is_dense(keys) else factorize(keys)[0]
+    record = flat_key(
+        [keys, *(c if every else c[rows] for c in (_value_codes(table[v]) + 1 for v in values))]
+    )
+    again = duplicated(record)  # the same record as an earlier row
+    distinct = np.flatnonzero(~again)
     bad = np.unique(keys[distinct[duplicated(keys[distinct], keep=False)]])
     conflict = np.zeros(n, dtype=bool)
-    conflict[rows[np.isin(keys, bad)]] = True
+    if len(bad):
+        conflict[rows[np.isin(keys, bad)]] = True
     rejects = []
-    for _, grp in _plain(table[conflict]).groupby(key, sort=False, dropna=False):
+    groups = _plain(table[conflict]).groupby(key, sort=False, dropna=False) if len(bad) else []
+    for _, grp in groups:
         reason = _conflict_reason(grp, key, values, what)
         for f, ln in zip(grp["file"], grp["line"], strict=True):
             rejects.append((f, Reject(f, _line(ln), reason)))
+    # Outside conflicts a key has one record: its later rows are the duplicates.
     dup = np.zeros(n, dtype=bool)
-    rest = np.flatnonzero(~conflict)
-    dup[rest] = duplicated(flat[rest])
+    dup[rows] = again
+    dup &= ~conflict
     return ~conflict & ~dup, dup, rejects
+
+
+def _rows(table: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """``table.iloc[rows]``, not copied when ``rows`` is every row in order."""
+    return table if len(rows) == len(table) else table.iloc[rows]
 
 
 def _dedup_labels(
@@ -243,7 +263,7 @@ def _dedup_labels(
     c_rows, m_rows = np.flatnonzero(counted), np.flatnonzero(~counted)
     keep = np.zeros(len(lt), dtype=bool)
     dup = np.zeros(len(lt), dtype=bool)
-    keep_c, dup_c, conflicts = _dedup(lt.iloc[c_rows], flat[c_rows], LABEL_KEY, "label", "labels")
+    keep_c, dup_c, conflicts = _dedup(_rows(lt, c_rows), flat[c_rows], LABEL_KEY, "label", "labels")
     keep[c_rows], dup[c_rows] = keep_c, dup_c
     notes: list[Reject] = []
     if len(m_rows):
@@ -267,7 +287,7 @@ def _dedup_labels(
                 )
             )
         alone = m_rows[~has_record]
-        keep_m, _, meta_conf = _dedup(lt.iloc[alone], flat[alone], LABEL_KEY, "label", "labels")
+        keep_m, _, meta_conf = _dedup(_rows(lt, alone), flat[alone], LABEL_KEY, "label", "labels")
         keep[alone] = keep_m
         notes += [r for _, r in meta_conf]
     return keep, dup, conflicts, notes
@@ -294,8 +314,9 @@ def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
 
 def _per_file(files: pd.Series) -> Counter[str]:
     """How many rows each file has in ``files``."""
-    counts = files.value_counts(sort=False)
-    return Counter({str(k): int(v) for k, v in counts.items() if v})
+    codes, names = row_codes(files)
+    counts = np.bincount(codes[codes >= 0], minlength=len(names))
+    return Counter({str(k): int(v) for k, v in zip(names, counts, strict=True) if v})
 
 
 def _renamed(values: pd.Series, names: Mapping[str, str]) -> pd.Categorical:
@@ -500,7 +521,7 @@ def assemble(
 
     keep_j, dup_j, jt_conf = _dedup(jt, _key(jt, JUDGMENT_KEY), JUDGMENT_KEY, "verdict", "verdicts")
     keep_l, dup_l, lt_conf, label_notes = _dedup_labels(lt)
-    jt_kept, lt_kept = jt[keep_j], lt[keep_l]
+    jt_kept, lt_kept = _rows(jt, np.flatnonzero(keep_j)), _rows(lt, np.flatnonzero(keep_l))
     lt_counted = lt_kept[lt_kept["counted"]]
 
     # Items: judged or labelled ones, then any only described (kept, all missing).
@@ -525,7 +546,10 @@ def assemble(
             _positions(pd.Index(orders, dtype="str"), jt_kept["order"]),
             jt_kept["run"].to_numpy(),
         )
-        ds["verdict"].values[idx] = jt_kept["verdict"].to_numpy()
+        # One flat index: faster to assign through than four index arrays.
+        ds["verdict"].values.reshape(-1)[np.ravel_multi_index(idx, ds["verdict"].shape)] = jt_kept[
+            "verdict"
+        ].to_numpy()
         extra = [
             c
             for c in jt_kept.columns

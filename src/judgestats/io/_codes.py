@@ -20,6 +20,7 @@ __all__ = [
     "factorize",
     "first_rows",
     "flat_key",
+    "is_dense",
     "relabel",
     "row_codes",
     "take",
@@ -90,7 +91,7 @@ def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = N
 
 
 def _code_type(n: int) -> type[np.signedinteger]:
-    """The integer type pandas gives the codes of ``n`` categories (so none is copied)."""
+    """Return the integer type pandas gives the codes of ``n`` categories (none copied)."""
     for kind in (np.int8, np.int16, np.int32):
         if n < np.iinfo(kind).max:
             return kind
@@ -121,6 +122,15 @@ def first_rows(codes: np.ndarray, n: int) -> np.ndarray:
     return first
 
 
+def is_dense(key: np.ndarray) -> bool:
+    """Say whether non-negative integer keys are dense: at most a few per row possible.
+
+    Dense keys are counted by indexing (a table as long as the largest key); others
+    are hashed.
+    """
+    return len(key) > 0 and int(key.max()) <= 8 * len(key) + 1024
+
+
 def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.ndarray:
     """Return which rows repeat an earlier row's key (``keep="first"``), or any other's.
 
@@ -133,7 +143,7 @@ def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.n
         occurrence of a repeated key.
     """
     n = len(key)
-    if n == 0 or int(key.max()) > 8 * n + 1024:  # sparse keys: hash them
+    if not is_dense(key):
         return pd.Series(key).duplicated(keep=keep).to_numpy()
     if keep is False:
         return np.bincount(key)[key] > 1
@@ -151,7 +161,7 @@ def factorize(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     indexing, and only the distinct keys are sorted.
     """
     n = len(key)
-    if n == 0 or int(key.max()) > 8 * n + 1024:
+    if not is_dense(key):
         codes, uniques = pd.factorize(key)
         return codes.astype(np.int64), np.asarray(uniques)
     first = np.full(int(key.max()) + 1, n, dtype=np.int64)

@@ -44,7 +44,6 @@ import pandas as pd
 
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
-from judgestats.io._codes import row_codes
 from judgestats.io.kit import (
     Detection,
     Parsed,
@@ -57,6 +56,7 @@ from judgestats.io.kit import (
     option_names,
     read_delimited,
     relabel,
+    row_codes,
     sniff_text,
     values_of,
 )
