@@ -83,7 +83,10 @@ def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = N
     a label ``None`` is missing.
     """
     new, uniques = pd.factorize(pd.Index(list(labels), dtype=object), use_na_sentinel=True)
-    taken = np.append(new, -1).astype(_code_type(len(uniques)))[codes]
+    if np.array_equal(new, np.arange(len(new))):
+        taken = codes  # labels distinct, none missing: the codes stay, only the names change
+    else:
+        taken = np.append(new, -1).astype(_code_type(len(uniques)))[codes]
     categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
     return pd.Series(
         pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index

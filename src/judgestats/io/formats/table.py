@@ -215,10 +215,14 @@ def _lookup(values: pd.Series, table: Mapping[str, Any], dtype: Any = float) -> 
 def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
     """``item_id(benchmark, key)`` of every row, as a categorical built per pair."""
     bcodes, bnames = codes_of(bench)
-    kcodes, knames = codes_of(key)
+    kcodes, knames = row_codes(key)
     width = max(len(knames), 1)
-    codes, pairs = factorize(bcodes * width + kcodes)
-    b, k = np.divmod(pairs, width)
+    if len(bnames) == 1 and (not len(bcodes) or bcodes.min() >= 0):
+        # One benchmark: an item per key, the key's codes are the item's.
+        codes, b, k = kcodes, np.zeros(len(knames), dtype=np.int64), np.arange(len(knames))
+    else:
+        codes, pairs = factorize(bcodes * width + kcodes)
+        b, k = np.divmod(pairs, width)
     names = [
         f"{bn}/{kn}" for bn, kn in zip(values_of(bnames)[b], values_of(knames)[k], strict=True)
     ]
@@ -269,38 +273,35 @@ def _load_jsonl(path: Path) -> tuple[pd.DataFrame, list[Reject]]:
     return df, rejects
 
 
-def _text_of(column: Any) -> tuple[Any, Any]:
-    """Return a Parquet column's dictionary indices and its distinct values as text."""
+def _text_of(column: Any) -> tuple[np.ndarray, list[str | None]]:
+    """Return a Parquet column's codes (-1: null) and the text of its distinct values."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
     try:
         encoded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
-        return encoded.indices, pc.cast(encoded.dictionary, pa.string())
+        text = pc.cast(encoded.dictionary, pa.string())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         # Nested or binary values: their text, as pandas writes it.
-        text = pa.array(array.to_pandas().astype(str), type=pa.string())
-        encoded = pc.dictionary_encode(text)
-        return encoded.indices, encoded.dictionary
+        encoded = pc.dictionary_encode(pa.array(array.to_pandas().astype(str), type=pa.string()))
+        text = encoded.dictionary
+    indices = encoded.indices
+    codes = pc.fill_null(indices, -1) if indices.null_count else indices
+    return codes.to_numpy(), text.to_pylist()
 
 
 def _parquet_column(column: Any) -> pd.Categorical:
     """Return a Parquet column as a categorical of stripped text (``""``: missing).
 
-    Built on the column's dictionary: the text of each distinct value is made and
-    stripped once, and the rows keep the dictionary's indices.
+    Built on the column's distinct values: the text of each is made and stripped
+    once, and the rows keep their codes.
     """
-    import pyarrow.compute as pc
-
-    indices, text = _text_of(column)
-    labels = ["" if s is None else s.strip() for s in text.to_pylist()]
-    nulls = indices.null_count > 0
-    codes = pc.fill_null(indices, len(labels)).to_numpy() if nulls else indices.to_numpy()
-    if nulls or len(set(labels)) < len(labels):
-        return relabel(codes, [*labels, ""]).array
-    categories = pd.Index(labels, dtype="str")
-    return pd.Categorical.from_codes(codes, categories=categories, validate=False)
+    codes, text = _text_of(column)
+    labels = ["" if s is None else s.strip() for s in text]
+    if len(codes) and codes.min() < 0:
+        return relabel(np.where(codes < 0, len(labels), codes), [*labels, ""]).array
+    return relabel(codes, labels).array
 
 
 def _load_parquet(path: Path) -> pd.DataFrame:
