@@ -298,9 +298,9 @@ def _appearance(*columns: pd.Series) -> list[str]:
     parts = []
     for c in columns:
         if len(c):
-            codes, uniques = codes_of(pd.Series(c))
-            seen = factorize(codes[codes >= 0])[1]
-            parts.append(values_of(uniques)[seen])
+            codes, uniques = row_codes(pd.Series(c))
+            seen = pd.unique(codes)  # in order of appearance
+            parts.append(values_of(uniques)[seen[seen >= 0]])
     if not parts:
         return []
     return [str(v) for v in pd.unique(np.concatenate(parts))]
@@ -308,7 +308,7 @@ def _appearance(*columns: pd.Series) -> list[str]:
 
 def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
     """Position in ``index`` of every row's value (looked up once per distinct value)."""
-    codes, uniques = codes_of(values)
+    codes, uniques = row_codes(values)
     return np.append(index.get_indexer(pd.Index(values_of(uniques))), -1)[codes]
 
 
@@ -411,17 +411,17 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFra
         if kind == "f":
             given[name] = pd.to_numeric(col, errors="coerce").astype(float)
         else:
-            text = col.astype(object)
-            keep = (col.notna() & (text.astype(str) != str(fill))).to_numpy(dtype=bool)
-            given[name] = text.where(keep, None)
+            # Per distinct value: is it given (not missing, not the fill value)?
+            codes, uniques = row_codes(col)
+            values = np.asarray(uniques, dtype=object)
+            kept = np.array([str(v) != str(fill) for v in values] + [False])
+            given[name] = np.where(kept, np.append(values, None), None)[codes]
         if repeated:
             notes += _metadata_notes(given, name)
-    first = (
-        given.drop(columns=["file", "line"])
-        .groupby("item", sort=False)
-        .first()
-        .reindex(pd.Index(items, name="item"))
-    )
+    given = given.drop(columns=["file", "line"])
+    # Each item given once (no item repeated): its row is its first value.
+    first = given.groupby("item", sort=False).first() if repeated else given.set_index("item")
+    first = first.reindex(pd.Index(items, name="item"))
     out = pd.DataFrame(index=first.index)
     for name, (kind, fill) in ITEM_COORDS.items():
         values = first[name] if name in first else pd.Series(np.nan, index=first.index)
