@@ -81,11 +81,18 @@ def test_lock_of_a_killed_writer_does_not_block(log, tmp_path):
     assert not lock.exists()
 
 
-def test_lock_is_reentrant_within_a_process(tmp_path):
+def test_a_command_holding_its_output_lock_writes_it(tmp_path):
+    from judgestats.errors import LogFormatError
     from judgestats.io.store import atomic_output, output_lock
 
     out = tmp_path / "out.nc"
-    with output_lock(out), atomic_output(out) as tmp:
+    with output_lock(out), output_lock(out), atomic_output(out) as tmp:
         tmp.write_bytes(b"x")
     assert out.read_bytes() == b"x"
     assert not (tmp_path / ".out.nc.lock").exists()
+    conflict = pytest.raises(LogFormatError, match="another judgestats process")
+    with atomic_output(out) as tmp:
+        tmp.write_bytes(b"y")
+        with conflict, output_lock(out):  # a write not of this command still conflicts
+            pass
+    assert out.read_bytes() == b"y"

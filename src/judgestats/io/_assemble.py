@@ -455,12 +455,25 @@ def _check_size(jt: pd.DataFrame, n_judges: int, n_items: int, n_orders: int) ->
     cells = n_judges * n_items * n_orders * runs
     if cells > MAX_CELLS:  # the module attribute, so that it can be lowered
         row = jt.iloc[at]
-        raise LogFormatError(
-            f"{row['file']}:{_line(row['line'])}: run {runs - 1} makes the dataset"
+        size = (
             f" {n_judges} judges x {n_items} items x {n_orders} orders x {runs} runs ="
             f" {cells:,} cells (about {8 * cells / 2**30:,.1f} GiB), more than fit in"
-            f" memory here ({MAX_CELLS:,} cells); runs are numbered 0, 1, 2, ...: fix the"
-            " run column, or read fewer logs at a time"
+            f" memory here ({MAX_CELLS:,} cells)"
+        )
+        # A large run index is the usual cause (runs are stored densely: 0 .. largest).
+        where, why = (
+            (f"{row['file']}:{_line(row['line'])}", f" run {runs - 1} makes the dataset{size}")
+            if runs > 1
+            else (str(row["file"]), f" the dataset would be{size}")
+        )
+        fix = (
+            "; runs are numbered 0, 1, 2, ...: fix the run column if it does not count replicates, "
+            if runs > 1
+            else "; "
+        )
+        raise LogFormatError(
+            f"{where}:{why}{fix}or import the logs in parts (fewer judges, benchmarks or"
+            " runs per dataset)"
         )
     return runs
 

@@ -112,9 +112,9 @@ def check_output(
     return path
 
 
-#: Output locks this process holds (lock file -> depth): a command that locks its
-#: output for its whole run writes it without locking it a second time.
-_HELD: dict[Path, int] = {}
+#: Lock files of the outputs this process holds for a whole command
+#: (:func:`output_lock`): the command's own write goes ahead without locking again.
+_COMMAND_LOCKS: set[Path] = set()
 
 
 def _lock_file(path: Path) -> Path:
@@ -172,14 +172,35 @@ def _acquire(path: Path, lock: Path) -> Any:
 
 
 @contextlib.contextmanager
-def output_lock(path: str | Path) -> Iterator[None]:
-    """Hold the lock of output ``path`` for the duration of the block.
+def _locked(path: Path) -> Iterator[Path]:
+    """Hold the lock of output ``path`` (creating its folder); yield the lock file."""
+    try:
+        path.absolute().parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LogFormatError(f"{path}: cannot create its folder ({exc.strerror})") from None
+    lock = _lock_file(path)
+    if fcntl is None:  # pragma: no cover (not POSIX: writers are not locked)
+        yield lock
+        return
+    fh = _acquire(path, lock)
+    try:
+        yield lock
+    finally:
+        with contextlib.suppress(OSError):
+            lock.unlink()  # still locked: a writer waiting meanwhile opens a new file
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
 
-    A second process asking for the same output meanwhile gets a
-    :class:`~judgestats.errors.LogFormatError` naming this process; the lock ends
-    with the block or with the process (a killed writer leaves no lock that blocks).
-    Within one process the lock is re-entrant: :func:`atomic_output` inside a command
-    that holds its output's lock does not lock it again.
+
+@contextlib.contextmanager
+def output_lock(path: str | Path) -> Iterator[None]:
+    """Hold the lock of output ``path`` for a whole command.
+
+    A second writer of the same output meanwhile (another process, or a write not
+    of this command) gets a :class:`~judgestats.errors.LogFormatError` naming this
+    process; the lock ends with the block or with the process (a killed writer
+    leaves no lock that blocks). The command's own :func:`atomic_output` (or
+    :func:`save`) of ``path`` inside the block goes ahead without locking again.
 
     Parameters
     ----------
@@ -193,33 +214,18 @@ def output_lock(path: str | Path) -> Iterator[None]:
     Raises
     ------
     LogFormatError
-        If another process holds the lock, or the folder cannot be written.
+        If another writer holds the lock, or the folder cannot be written.
     """
     path = Path(path)
-    try:
-        path.absolute().parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise LogFormatError(f"{path}: cannot create its folder ({exc.strerror})") from None
-    lock = _lock_file(path)
-    if fcntl is None or lock in _HELD:
-        _HELD[lock] = _HELD.get(lock, 0) + 1
+    if _lock_file(path) in _COMMAND_LOCKS:
+        yield
+        return
+    with _locked(path) as lock:
+        _COMMAND_LOCKS.add(lock)
         try:
             yield
         finally:
-            _HELD[lock] -= 1
-            if not _HELD[lock]:
-                del _HELD[lock]
-        return
-    fh = _acquire(path, lock)
-    _HELD[lock] = 1
-    try:
-        yield
-    finally:
-        del _HELD[lock]
-        with contextlib.suppress(OSError):
-            lock.unlink()  # still locked: a writer waiting meanwhile opens a new file
-        fcntl.flock(fh, fcntl.LOCK_UN)
-        fh.close()
+            _COMMAND_LOCKS.discard(lock)
 
 
 def _remove(path: Path) -> None:
@@ -276,7 +282,8 @@ def atomic_output(path: str | Path, *, folder_of: Iterable[str] | None = None) -
         If another process is writing the same output, or the folder is not writable.
     """
     path = Path(path)
-    with output_lock(path):
+    held = _lock_file(path) in _COMMAND_LOCKS
+    with contextlib.nullcontext() if held else _locked(path):
         tmp = _aside(path, "tmp")
         try:
             yield tmp
