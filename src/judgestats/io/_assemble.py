@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -230,7 +230,9 @@ def _dedup(
     if len(bad):
         conflict[rows[np.isin(keys, bad)]] = True
     rejects = []
-    groups = _plain(table[conflict]).groupby(key, sort=False, dropna=False) if len(bad) else []
+    groups: Iterable[tuple[Any, pd.DataFrame]] = (
+        _plain(table[conflict]).groupby(key, sort=False, dropna=False) if len(bad) else []
+    )
     for _, grp in groups:
         reason = _conflict_reason(grp, key, values, what)
         for f, ln in zip(grp["file"], grp["line"], strict=True):
@@ -413,9 +415,9 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFra
         else:
             # Per distinct value: is it given (not missing, not the fill value)?
             codes, uniques = row_codes(col)
-            values = np.asarray(uniques, dtype=object)
-            kept = np.array([str(v) != str(fill) for v in values] + [False])
-            given[name] = np.where(kept, np.append(values, None), None)[codes]
+            given_values = np.asarray([*uniques, None], dtype=object)
+            given_values[[str(v) == str(fill) for v in uniques] + [True]] = None
+            given[name] = given_values[codes]
         if repeated:
             notes += _metadata_notes(given, name)
     given = given.drop(columns=["file", "line"])
