@@ -15,6 +15,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -202,20 +203,26 @@ def _plain(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _dedup(
-    table: pd.DataFrame, flat: np.ndarray, key: list[str], value: str, what: str
+    table: pd.DataFrame,
+    flat: np.ndarray,
+    key: list[str],
+    value: str,
+    what: str,
+    same: Sequence[str] = (),
 ) -> tuple[np.ndarray, np.ndarray, list[tuple[str, Reject]]]:
     """Which rows of ``table`` to keep, which are merged duplicates, and conflict rejects.
 
     Rows with the same key (``flat``, from :func:`_key`) are exact duplicates when
-    they agree in ``value`` and in every other column but ``line`` and ``file``;
-    otherwise all of them are rejected as a conflict. Only rows whose key repeats are
-    compared, on the codes of their values.
+    they agree in ``value`` and in every other column but ``line``, ``file`` and the
+    columns ``same`` (equal in every row given); otherwise all of them are rejected
+    as a conflict. Only rows whose key repeats are compared, on the codes of their
+    values.
     """
     n = len(table)
     repeated = duplicated(flat, keep=False)
     if not repeated.any():  # the common case: nothing to merge, no grouping needed
         return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []
-    values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file")]
+    values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file", *same)]
     every = bool(repeated.all())  # labels riding along on judgments: no subset to take
     rows = np.arange(n) if every else np.flatnonzero(repeated)
     keys = flat if every else flat[rows]
@@ -265,7 +272,9 @@ def _dedup_labels(
     c_rows, m_rows = np.flatnonzero(counted), np.flatnonzero(~counted)
     keep = np.zeros(len(lt), dtype=bool)
     dup = np.zeros(len(lt), dtype=bool)
-    keep_c, dup_c, conflicts = _dedup(_rows(lt, c_rows), flat[c_rows], LABEL_KEY, "label", "labels")
+    # Each call compares rows of one kind: "counted" is the same in all of them.
+    dedup = partial(_dedup, key=LABEL_KEY, value="label", what="labels", same=["counted"])
+    keep_c, dup_c, conflicts = dedup(_rows(lt, c_rows), flat[c_rows])
     keep[c_rows], dup[c_rows] = keep_c, dup_c
     notes: list[Reject] = []
     if len(m_rows):
@@ -289,7 +298,7 @@ def _dedup_labels(
                 )
             )
         alone = m_rows[~has_record]
-        keep_m, _, meta_conf = _dedup(_rows(lt, alone), flat[alone], LABEL_KEY, "label", "labels")
+        keep_m, _, meta_conf = dedup(_rows(lt, alone), flat[alone])
         keep[alone] = keep_m
         notes += [r for _, r in meta_conf]
     return keep, dup, conflicts, notes

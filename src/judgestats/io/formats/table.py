@@ -481,6 +481,16 @@ def from_table(
     )
 
 
+def _select(mask: np.ndarray) -> Callable[[Any], Any]:
+    """Return a function taking the rows of ``mask`` from a column (its values as an array).
+
+    Every row taken, as when no row is rejected, the column is not copied.
+    """
+    if mask.all():
+        return lambda c: c.array if isinstance(c, pd.Series) else c
+    return lambda c: c[mask].array if isinstance(c, pd.Series) else c[mask]
+
+
 def _not_finite(field: str, raw: pd.Series, i: int) -> str:
     return f"{field} {raw.iat[i]!r} is not a finite number"
 
@@ -708,33 +718,33 @@ def parse_table(
     fail(_is(key, ""), "empty item key")
     items = _join_items(bench, key)  # item_id() per distinct (benchmark, key)
     ok = fail.ok
-    jmask = ok & is_judgment
+    take = _select(ok & is_judgment)
     judgments = pd.DataFrame(
         {
-            "judge": judge[jmask].array,
-            "item": items[jmask].array,
-            "order": order[jmask].array,
-            "run": run[jmask].astype(np.int64),
-            "verdict": converted[jmask].astype(np.int8),
-            "line": line[jmask],
+            "judge": take(judge),
+            "item": take(items),
+            "order": take(order),
+            "run": take(run).astype(np.int64),
+            "verdict": take(converted).astype(np.int8),
+            "line": take(line),
         }
     )
     if matched is not None and digest is not None:
-        judgments["match"] = matched[jmask].array
-        judgments["_text"] = digest[jmask]
+        judgments["match"] = take(matched)
+        judgments["_text"] = take(digest)
     default_rater = "gold" if (label_kind == "correctness") else "human"
     raters = _mapped(col("rater"), lambda r: r or default_rater)
     label_frames = []
     for hc, hcode in human.items():
-        m = ok & ~np.isnan(hcode)
+        take = _select(ok & ~np.isnan(hcode))
         label_frames.append(
             pd.DataFrame(
                 {
-                    "item": items[m].array,
-                    "rater": hc if len(human_cols) > 1 else raters[m].array,
-                    "label": hcode[m].astype(np.int8),
-                    "line": line[m],
-                    "counted": ~is_judgment[m],
+                    "item": take(items),
+                    "rater": hc if len(human_cols) > 1 else take(raters),
+                    "label": take(hcode).astype(np.int8),
+                    "line": take(line),
+                    "counted": ~take(is_judgment),
                 }
             )
         )
