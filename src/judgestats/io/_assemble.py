@@ -195,6 +195,17 @@ def _value_codes(values: pd.Series) -> np.ndarray:
     return pd.factorize(values, use_na_sentinel=False)[0]
 
 
+def _raw_values(values: pd.Series) -> np.ndarray:
+    """Return a compared column as an array in which equal neighbours are equal values.
+
+    A categorical's codes; any other column's values (a missing value differs from
+    every value, itself too: such rows are compared by codes, not taken as repeats).
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy()
+    return values.to_numpy()
+
+
 def _plain(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its categorical columns as plain values, for messages."""
     return table.astype(
@@ -215,27 +226,30 @@ def _dedup(
     Rows with the same key (``flat``, from :func:`_key`) are exact duplicates when
     they agree in ``value`` and in every other column but ``line``, ``file`` and the
     columns ``same`` (equal in every row given); otherwise all of them are rejected
-    as a conflict. Only rows whose key repeats are compared, on the codes of their
-    values.
+    as a conflict. Rows are compared on the codes of their values, and only those
+    that differ from the row before them.
     """
     n = len(table)
-    repeated = duplicated(flat, keep=False)
-    if not repeated.any():  # the common case: nothing to merge, no grouping needed
-        return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []
     values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file", *same)]
-    every = bool(repeated.all())  # labels riding along on judgments: no subset to take
-    rows = np.arange(n) if every else np.flatnonzero(repeated)
-    keys = flat if every else flat[rows]
+    # A row equal to the row before it (key and values) repeats it: it is a duplicate,
+    # or in a conflict, and only the other rows need comparing. Labels riding along
+    # on the judgments of one item come in such runs.
+    changed = np.ones(n, dtype=bool)
+    if n > 1:
+        differs = flat[1:] != flat[:-1]
+        for v in values:
+            column = _raw_values(table[v])
+            differs |= column[1:] != column[:-1]
+        changed[1:] = differs
+    if changed.all() and not duplicated(flat, keep=False).any():
+        return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []  # no key repeats
+    rows = np.flatnonzero(changed)
+    keys = flat[rows]
     keys = keys if is_dense(keys) else factorize(keys)[0]
-    record = flat_key(
-        [keys, *(c if every else c[rows] for c in (_value_codes(table[v]) + 1 for v in values))]
-    )
-    again = duplicated(record)  # the same record as an earlier row
-    distinct = np.flatnonzero(~again)
-    bad = np.unique(keys[distinct[duplicated(keys[distinct], keep=False)]])
-    conflict = np.zeros(n, dtype=bool)
-    if len(bad):
-        conflict[rows[np.isin(keys, bad)]] = True
+    record = flat_key([keys, *(_value_codes(table[v].iloc[rows]) + 1 for v in values)])
+    distinct = rows[~duplicated(record)]  # the first row of each distinct record
+    bad = np.unique(flat[distinct][duplicated(flat[distinct], keep=False)])
+    conflict = np.isin(flat, bad) if len(bad) else np.zeros(n, dtype=bool)
     rejects = []
     groups: Iterable[tuple[Any, pd.DataFrame]] = (
         _plain(table[conflict]).groupby(key, sort=False, dropna=False) if len(bad) else []
@@ -245,8 +259,8 @@ def _dedup(
         for f, ln in zip(grp["file"], grp["line"], strict=True):
             rejects.append((f, Reject(f, _line(ln), reason)))
     # Outside conflicts a key has one record: its later rows are the duplicates.
-    dup = np.zeros(n, dtype=bool)
-    dup[rows] = again
+    dup = np.ones(n, dtype=bool)
+    dup[distinct] = False
     dup &= ~conflict
     return ~conflict & ~dup, dup, rejects
 

@@ -764,15 +764,18 @@ def parse_table(
     # length; "3" and "3.0" stay two rows, which drops nothing).
     rows = np.flatnonzero(ok)
     every = len(rows) == n  # no row rejected: no subset to take
-    described = flat_key(
-        [
-            (codes if every else codes[ok]) + 1  # a code + 1 never overflows its type
-            for codes in (
-                row_codes(c)[0] for c in [*meta.values(), col("length_a"), col("length_b")]
-            )
-        ]
-    )
-    rows = rows[~duplicated(described)]
+    described = [
+        codes if every else codes[ok]
+        for codes in (row_codes(c)[0] for c in [*meta.values(), col("length_a"), col("length_b")])
+    ]
+    # A row that repeats the row before it repeats its metadata: only the others are
+    # compared (rows of one item mostly come together).
+    changed = np.ones(len(rows), dtype=bool)
+    if len(rows) > 1:
+        changed[1:] = np.any([codes[1:] != codes[:-1] for codes in described], axis=0)
+    rows = rows[changed]
+    repeats = flat_key([codes[changed] + 1 for codes in described])  # + 1 fits the type
+    rows = rows[~duplicated(repeats)]
     item_meta = pd.DataFrame(
         {
             **{name: c.iloc[rows].array for name, c in meta.items()},
