@@ -416,11 +416,14 @@ def _metadata_notes(given: pd.DataFrame, name: str) -> list[Reject]:
     return notes
 
 
-def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFrame, list[Reject]]:
+def _items_table(
+    parsed: Sequence[Parsed], items: list[str]
+) -> tuple[dict[str, np.ndarray], list[Reject]]:
     """Per item, the first value given of each coordinate (fill values do not count).
 
-    Returns the table and a note for every coordinate of an item to which its
-    records give different values.
+    Returns each coordinate's values (floats, or text as :func:`_text_array` keeps
+    it) and a note for every coordinate of an item to which its records give
+    different values.
     """
     frames = [p.items.assign(file=p.file) for p in parsed if not p.items.empty]
     meta = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["item"])
@@ -447,13 +450,17 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFra
     # Each item given once (no item repeated): its row is its first value.
     first = given.groupby("item", sort=False).first() if repeated else given.set_index("item")
     first = first.reindex(pd.Index(items, name="item"))
-    out = pd.DataFrame(index=first.index)
+    out: dict[str, np.ndarray] = {}
     for name, (kind, fill) in ITEM_COORDS.items():
         values = first[name] if name in first else pd.Series(np.nan, index=first.index)
         if kind == "f":
-            out[name] = pd.to_numeric(values, errors="coerce").astype(float)
+            out[name] = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
         else:
-            out[name] = values.astype(object).where(values.notna(), fill).astype(str)
+            given_text = values.to_numpy(dtype=object)
+            text = [
+                fill if m else str(v) for v, m in zip(given_text, pd.isna(given_text), strict=True)
+            ]
+            out[name] = _text_array(np.asarray(text, dtype=object))
     return out, notes
 
 
@@ -602,12 +609,7 @@ def assemble(
         ] = lt_kept["label"].to_numpy()
 
     meta, meta_notes = _items_table(parsed, seen)
-    coords = {}
-    for name in ITEM_COORDS:
-        values = meta[name].to_numpy()
-        values = values.astype(float) if values.dtype.kind == "f" else _text_array(values)
-        coords[name] = ("item", values)
-    ds = ds.assign_coords(coords)
+    ds = ds.assign_coords({name: ("item", values) for name, values in meta.items()})
 
     rejects_by_file: dict[str, list[Reject]] = {}
     for p in parsed:
