@@ -23,7 +23,6 @@ __all__ = [
     "is_dense",
     "relabel",
     "row_codes",
-    "take",
     "values_of",
 ]
 
@@ -31,7 +30,7 @@ __all__ = [
 def row_codes(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
     """Codes of a column in the narrowest integer type that holds them (-1: missing).
 
-    A categorical's own codes, not copied: for indexing by (see :func:`take`), not for
+    A categorical's own codes, not copied: for indexing by (``per_value[codes]``), not for
     arithmetic, which would overflow a narrow type.
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
@@ -48,21 +47,6 @@ def codes_of(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
     """
     codes, uniques = row_codes(values)
     return codes.astype(np.int64, copy=False), uniques
-
-
-def take(per_value: Sequence[Any] | np.ndarray, values: pd.Series | pd.Categorical) -> np.ndarray:
-    """Return ``per_value[code]`` for every row of a column.
-
-    Parameters
-    ----------
-    per_value : sequence or numpy.ndarray
-        One entry per distinct value of ``values`` (:func:`codes_of`), then one for a
-        missing value.
-    values : pandas.Series or pandas.Categorical
-        The column.
-    """
-    codes, _ = row_codes(values)
-    return np.asarray(per_value)[codes]  # a missing value's code -1 takes the last entry
 
 
 def values_of(uniques: pd.Index) -> np.ndarray:
@@ -83,10 +67,13 @@ def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = N
     a label ``None`` is missing.
     """
     new, uniques = pd.factorize(pd.Index(list(labels), dtype=object), use_na_sentinel=True)
+    kind = _code_type(len(uniques))
     if np.array_equal(new, np.arange(len(new))):
-        taken = codes  # labels distinct, none missing: the codes stay, only the names change
+        # Labels distinct, none missing: the codes stay (copied, never shared with the
+        # caller's array), only the names change.
+        taken = np.asarray(codes).astype(kind)
     else:
-        taken = np.append(new, -1).astype(_code_type(len(uniques)))[codes]
+        taken = np.append(new, -1).astype(kind)[codes]
     categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
     return pd.Series(
         pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index
