@@ -82,3 +82,30 @@ def test_float_extras_are_nan_where_missing():
     score = ds["score_a"].sel(judge="j", order="AB", run=0)
     assert score.sel(item="b/1").item() == 0.5
     assert np.isnan(score.sel(item="b/2").item())
+
+
+@pytest.mark.parametrize(
+    ("rows", "where", "says"),
+    [
+        ("j,q1,A,0\nj,q2,A,40\n", "log.csv:3: run 40 makes the dataset", "fix the run column"),
+        ("".join(f"j,q{i},A,0\n" for i in range(50)), "log.csv: the dataset would be", "50 items"),
+    ],
+)
+def test_a_dataset_too_large_for_memory_names_its_size_and_the_way_out(
+    tmp_path, monkeypatch, rows, where, says
+):
+    from judgestats.errors import LogFormatError
+    from judgestats.io import _assemble, read_logs
+
+    monkeypatch.setattr(_assemble, "MAX_CELLS", 40)  # this machine's memory, made small
+    log = tmp_path / "log.csv"
+    log.write_text("judge,item,verdict,run\n" + rows, encoding="utf-8")
+    with pytest.raises(LogFormatError) as err:
+        read_logs(log)
+    message = str(err.value)
+    assert message.startswith(str(log.parent / where)) or where in message, message
+    assert says in message
+    assert "cells (about" in message and "GiB)" in message
+    assert message.endswith(
+        "or import the logs in parts (fewer judges, benchmarks or runs per dataset)"
+    )

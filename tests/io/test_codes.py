@@ -37,3 +37,19 @@ def test_flat_key_is_equal_exactly_when_all_codes_are():
 def test_first_rows():
     codes = np.array([2, 0, 2, -1, 0, 3])
     assert first_rows(codes, 5).tolist() == [1, -1, 0, 5, -1]
+
+
+def test_row_codes_are_the_categoricals_own_and_relabel_never_shares_them():
+    from judgestats.io.kit import codes_of, relabel, row_codes
+
+    values = pd.Series(pd.Categorical(["b", "a", None, "b"]))
+    codes, uniques = row_codes(values)
+    assert uniques.tolist() == ["a", "b"]
+    assert codes.dtype == np.int8 and np.shares_memory(codes, values.array.codes)
+    assert codes_of(values)[0].dtype == np.int64
+    assert codes.tolist() == codes_of(values)[0].tolist() == [1, 0, -1, 1]
+    renamed = relabel(codes, ["A", "B"])  # distinct names: the codes kept, as a copy
+    assert renamed.tolist()[:2] == ["B", "A"] and pd.isna(renamed.iat[2])
+    assert not np.shares_memory(renamed.cat.codes.to_numpy(), codes)
+    merged = relabel(codes, ["x", "x"])  # equal names: one category
+    assert merged.cat.categories.tolist() == ["x"] and merged.tolist()[:2] == ["x", "x"]

@@ -267,3 +267,27 @@ def test_a_whole_json_document_with_a_bad_byte_is_rejected_whole_and_says_so(tmp
     path.write_bytes(b'{"a": "x\xff"}\n')
     with pytest.raises(LogFormatError, match="rejected whole"):
         load_json(path)
+
+
+@pytest.mark.parametrize(
+    ("case", "number", "huge"),
+    [
+        ("alpaca_eval", '"preference": 2', '"preference": 1' + "0" * 400),
+        ("judgebench-rm", "0.9, 0.1", "1e400, 0.1"),
+        ("llmbar-result", '"label": 2', '"label": ' + "9" * 5000),
+    ],
+)
+def test_a_number_too_large_for_a_float_rejects_its_record_in_every_json_importer(
+    case, number, huge, tmp_path
+):
+    importer, folder, name, _ = JSON_CASES[case]
+    work = tmp_path / "logs"
+    shutil.copytree(FIXTURES / folder, work)
+    text = (work / name).read_text(encoding="utf-8")
+    assert number in text
+    (work / name).write_text(text.replace(number, huge, 1), encoding="utf-8")
+    ds, report = js.read_logs(work / name, format=importer)
+    assert validate(ds) == []
+    assert report.balanced, report.format()
+    assert report.rejected == 1 and report.imported >= 1, report.format()
+    assert "does not fit a float64" in report.rejects[0].reason

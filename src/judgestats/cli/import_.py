@@ -7,7 +7,7 @@ import sys
 
 from judgestats.cli._common import add_input_options, input_paths, load_input
 from judgestats.io import save
-from judgestats.io.store import check_output
+from judgestats.io.store import check_output, output_lock
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -21,16 +21,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read, report, save; status 2 (nothing written) when nothing could be imported."""
     check_output(args.output, inputs=input_paths(args))
-    ds, report = load_input(args)
-    print(report.format())
-    if report.imported == 0:
-        print(
-            f"judgestats: error: nothing imported from {' '.join(args.paths)} (see the"
-            f" accounting above: rejects and notes say why); {args.output} not written",
-            file=sys.stderr,
-        )
-        return 2
-    path = save(ds, args.output)
+    # Locked from the start: a second import to this output stops at once (exit 2)
+    # instead of reading everything and then racing this one's write.
+    with output_lock(args.output):
+        ds, report = load_input(args)
+        print(report.format())
+        if report.imported == 0:
+            print(
+                f"judgestats: error: nothing imported from {' '.join(args.paths)} (see the"
+                f" accounting above: rejects and notes say why); {args.output} not written",
+                file=sys.stderr,
+            )
+            return 2
+        path = save(ds, args.output)
     dims = ", ".join(f"{k} {v}" for k, v in ds.sizes.items())
     print(f"wrote {path} ({dims})")
     return 0

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,15 @@ import xarray as xr
 
 from judgestats.accounting import FileAccount, ImportReport, Reject
 from judgestats.errors import LogFormatError
-from judgestats.io._codes import codes_of, duplicated, factorize, flat_key, values_of
+from judgestats.io._codes import (
+    codes_of,
+    duplicated,
+    factorize,
+    flat_key,
+    is_dense,
+    row_codes,
+    values_of,
+)
 from judgestats.schema import DIMS, ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
 
 __all__ = ["HIDDEN_FIELDS", "JUDGMENT_KEY", "LABEL_KEY", "Parsed", "assemble", "item_id"]
@@ -186,6 +195,17 @@ def _value_codes(values: pd.Series) -> np.ndarray:
     return pd.factorize(values, use_na_sentinel=False)[0]
 
 
+def _raw_values(values: pd.Series) -> np.ndarray:
+    """Return a compared column as an array in which equal neighbours are equal values.
+
+    A categorical's codes; any other column's values (a missing value differs from
+    every value, itself too: such rows are compared by codes, not taken as repeats).
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy()
+    return values.to_numpy()
+
+
 def _plain(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its categorical columns as plain values, for messages."""
     return table.astype(
@@ -194,37 +214,60 @@ def _plain(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _dedup(
-    table: pd.DataFrame, flat: np.ndarray, key: list[str], value: str, what: str
+    table: pd.DataFrame,
+    flat: np.ndarray,
+    key: list[str],
+    value: str,
+    what: str,
+    same: Sequence[str] = (),
 ) -> tuple[np.ndarray, np.ndarray, list[tuple[str, Reject]]]:
     """Which rows of ``table`` to keep, which are merged duplicates, and conflict rejects.
 
     Rows with the same key (``flat``, from :func:`_key`) are exact duplicates when
-    they agree in ``value`` and in every other column but ``line`` and ``file``;
-    otherwise all of them are rejected as a conflict. Only rows whose key repeats are
-    compared, on the codes of their values.
+    they agree in ``value`` and in every other column but ``line``, ``file`` and the
+    columns ``same`` (equal in every row given); otherwise all of them are rejected
+    as a conflict. Rows are compared on the codes of their values, and only those
+    that differ from the row before them.
     """
     n = len(table)
-    repeated = duplicated(flat, keep=False)
-    if not repeated.any():  # the common case: nothing to merge, no grouping needed
-        return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []
-    values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file")]
-    rows = np.flatnonzero(repeated)
-    sub = table.iloc[rows]
-    keys = factorize(flat[rows])[0]
-    record = flat_key([keys, *(_value_codes(sub[c]) + 1 for c in values)])
-    distinct = np.flatnonzero(~duplicated(record))  # one row per distinct record
-    bad = np.unique(keys[distinct[duplicated(keys[distinct], keep=False)]])
-    conflict = np.zeros(n, dtype=bool)
-    conflict[rows[np.isin(keys, bad)]] = True
+    values = [value] + [c for c in table.columns if c not in (*key, value, "line", "file", *same)]
+    # A row equal to the row before it (key and values) repeats it: it is a duplicate,
+    # or in a conflict, and only the other rows need comparing. Labels riding along
+    # on the judgments of one item come in such runs.
+    changed = np.ones(n, dtype=bool)
+    if n > 1:
+        differs = flat[1:] != flat[:-1]
+        for v in values:
+            column = _raw_values(table[v])
+            differs |= column[1:] != column[:-1]
+        changed[1:] = differs
+    if changed.all() and not duplicated(flat, keep=False).any():
+        return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []  # no key repeats
+    rows = np.flatnonzero(changed)
+    keys = flat[rows]
+    keys = keys if is_dense(keys) else factorize(keys)[0]
+    record = flat_key([keys, *(_value_codes(table[v].iloc[rows]) + 1 for v in values)])
+    distinct = rows[~duplicated(record)]  # the first row of each distinct record
+    bad = np.unique(flat[distinct][duplicated(flat[distinct], keep=False)])
+    conflict = np.isin(flat, bad) if len(bad) else np.zeros(n, dtype=bool)
     rejects = []
-    for _, grp in _plain(table[conflict]).groupby(key, sort=False, dropna=False):
+    groups: Iterable[tuple[Any, pd.DataFrame]] = (
+        _plain(table[conflict]).groupby(key, sort=False, dropna=False) if len(bad) else []
+    )
+    for _, grp in groups:
         reason = _conflict_reason(grp, key, values, what)
         for f, ln in zip(grp["file"], grp["line"], strict=True):
             rejects.append((f, Reject(f, _line(ln), reason)))
-    dup = np.zeros(n, dtype=bool)
-    rest = np.flatnonzero(~conflict)
-    dup[rest] = duplicated(flat[rest])
+    # Outside conflicts a key has one record: its later rows are the duplicates.
+    dup = np.ones(n, dtype=bool)
+    dup[distinct] = False
+    dup &= ~conflict
     return ~conflict & ~dup, dup, rejects
+
+
+def _rows(table: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """``table.iloc[rows]``, not copied when ``rows`` is every row in order."""
+    return table if len(rows) == len(table) else table.iloc[rows]
 
 
 def _dedup_labels(
@@ -243,7 +286,9 @@ def _dedup_labels(
     c_rows, m_rows = np.flatnonzero(counted), np.flatnonzero(~counted)
     keep = np.zeros(len(lt), dtype=bool)
     dup = np.zeros(len(lt), dtype=bool)
-    keep_c, dup_c, conflicts = _dedup(lt.iloc[c_rows], flat[c_rows], LABEL_KEY, "label", "labels")
+    # Each call compares rows of one kind: "counted" is the same in all of them.
+    dedup = partial(_dedup, key=LABEL_KEY, value="label", what="labels", same=["counted"])
+    keep_c, dup_c, conflicts = dedup(_rows(lt, c_rows), flat[c_rows])
     keep[c_rows], dup[c_rows] = keep_c, dup_c
     notes: list[Reject] = []
     if len(m_rows):
@@ -267,7 +312,7 @@ def _dedup_labels(
                 )
             )
         alone = m_rows[~has_record]
-        keep_m, _, meta_conf = _dedup(lt.iloc[alone], flat[alone], LABEL_KEY, "label", "labels")
+        keep_m, _, meta_conf = dedup(_rows(lt, alone), flat[alone])
         keep[alone] = keep_m
         notes += [r for _, r in meta_conf]
     return keep, dup, conflicts, notes
@@ -278,9 +323,9 @@ def _appearance(*columns: pd.Series) -> list[str]:
     parts = []
     for c in columns:
         if len(c):
-            codes, uniques = codes_of(pd.Series(c))
-            seen = factorize(codes[codes >= 0])[1]
-            parts.append(values_of(uniques)[seen])
+            codes, uniques = row_codes(pd.Series(c))
+            seen = pd.unique(codes)  # in order of appearance
+            parts.append(values_of(uniques)[seen[seen >= 0]])
     if not parts:
         return []
     return [str(v) for v in pd.unique(np.concatenate(parts))]
@@ -288,14 +333,15 @@ def _appearance(*columns: pd.Series) -> list[str]:
 
 def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
     """Position in ``index`` of every row's value (looked up once per distinct value)."""
-    codes, uniques = codes_of(values)
+    codes, uniques = row_codes(values)
     return np.append(index.get_indexer(pd.Index(values_of(uniques))), -1)[codes]
 
 
 def _per_file(files: pd.Series) -> Counter[str]:
     """How many rows each file has in ``files``."""
-    counts = files.value_counts(sort=False)
-    return Counter({str(k): int(v) for k, v in counts.items() if v})
+    codes, names = row_codes(files)
+    counts = np.bincount(codes[codes >= 0], minlength=len(names))
+    return Counter({str(k): int(v) for k, v in zip(names, counts, strict=True) if v})
 
 
 def _renamed(values: pd.Series, names: Mapping[str, str]) -> pd.Categorical:
@@ -370,11 +416,14 @@ def _metadata_notes(given: pd.DataFrame, name: str) -> list[Reject]:
     return notes
 
 
-def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFrame, list[Reject]]:
+def _items_table(
+    parsed: Sequence[Parsed], items: list[str]
+) -> tuple[dict[str, np.ndarray], list[Reject]]:
     """Per item, the first value given of each coordinate (fill values do not count).
 
-    Returns the table and a note for every coordinate of an item to which its
-    records give different values.
+    Returns each coordinate's values (floats, or text as :func:`_text_array` keeps
+    it) and a note for every coordinate of an item to which its records give
+    different values.
     """
     frames = [p.items.assign(file=p.file) for p in parsed if not p.items.empty]
     meta = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["item"])
@@ -390,24 +439,28 @@ def _items_table(parsed: Sequence[Parsed], items: list[str]) -> tuple[pd.DataFra
         if kind == "f":
             given[name] = pd.to_numeric(col, errors="coerce").astype(float)
         else:
-            text = col.astype(object)
-            keep = (col.notna() & (text.astype(str) != str(fill))).to_numpy(dtype=bool)
-            given[name] = text.where(keep, None)
+            # Per distinct value: is it given (not missing, not the fill value)?
+            codes, uniques = row_codes(col)
+            given_values = np.asarray([*uniques, None], dtype=object)
+            given_values[[str(v) == str(fill) for v in uniques] + [True]] = None
+            given[name] = given_values[codes]
         if repeated:
             notes += _metadata_notes(given, name)
-    first = (
-        given.drop(columns=["file", "line"])
-        .groupby("item", sort=False)
-        .first()
-        .reindex(pd.Index(items, name="item"))
-    )
-    out = pd.DataFrame(index=first.index)
+    given = given.drop(columns=["file", "line"])
+    # Each item given once (no item repeated): its row is its first value.
+    first = given.groupby("item", sort=False).first() if repeated else given.set_index("item")
+    first = first.reindex(pd.Index(items, name="item"))
+    out: dict[str, np.ndarray] = {}
     for name, (kind, fill) in ITEM_COORDS.items():
         values = first[name] if name in first else pd.Series(np.nan, index=first.index)
         if kind == "f":
-            out[name] = pd.to_numeric(values, errors="coerce").astype(float)
+            out[name] = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
         else:
-            out[name] = values.astype(object).where(values.notna(), fill).astype(str)
+            given_text = values.to_numpy(dtype=object)
+            text = [
+                fill if m else str(v) for v, m in zip(given_text, pd.isna(given_text), strict=True)
+            ]
+            out[name] = _text_array(np.asarray(text, dtype=object))
     return out, notes
 
 
@@ -434,12 +487,25 @@ def _check_size(jt: pd.DataFrame, n_judges: int, n_items: int, n_orders: int) ->
     cells = n_judges * n_items * n_orders * runs
     if cells > MAX_CELLS:  # the module attribute, so that it can be lowered
         row = jt.iloc[at]
-        raise LogFormatError(
-            f"{row['file']}:{_line(row['line'])}: run {runs - 1} makes the dataset"
+        size = (
             f" {n_judges} judges x {n_items} items x {n_orders} orders x {runs} runs ="
             f" {cells:,} cells (about {8 * cells / 2**30:,.1f} GiB), more than fit in"
-            f" memory here ({MAX_CELLS:,} cells); runs are numbered 0, 1, 2, ...: fix the"
-            " run column, or read fewer logs at a time"
+            f" memory here ({MAX_CELLS:,} cells)"
+        )
+        # A large run index is the usual cause (runs are stored densely: 0 .. largest).
+        where, why = (
+            (f"{row['file']}:{_line(row['line'])}", f" run {runs - 1} makes the dataset{size}")
+            if runs > 1
+            else (str(row["file"]), f" the dataset would be{size}")
+        )
+        fix = (
+            "; runs are numbered 0, 1, 2, ...: fix the run column if it does not count replicates, "
+            if runs > 1
+            else "; "
+        )
+        raise LogFormatError(
+            f"{where}:{why}{fix}or import the logs in parts (fewer judges, benchmarks or"
+            " runs per dataset)"
         )
     return runs
 
@@ -500,7 +566,7 @@ def assemble(
 
     keep_j, dup_j, jt_conf = _dedup(jt, _key(jt, JUDGMENT_KEY), JUDGMENT_KEY, "verdict", "verdicts")
     keep_l, dup_l, lt_conf, label_notes = _dedup_labels(lt)
-    jt_kept, lt_kept = jt[keep_j], lt[keep_l]
+    jt_kept, lt_kept = _rows(jt, np.flatnonzero(keep_j)), _rows(lt, np.flatnonzero(keep_l))
     lt_counted = lt_kept[lt_kept["counted"]]
 
     # Items: judged or labelled ones, then any only described (kept, all missing).
@@ -525,7 +591,10 @@ def assemble(
             _positions(pd.Index(orders, dtype="str"), jt_kept["order"]),
             jt_kept["run"].to_numpy(),
         )
-        ds["verdict"].values[idx] = jt_kept["verdict"].to_numpy()
+        # One flat index: faster to assign through than four index arrays.
+        ds["verdict"].values.reshape(-1)[np.ravel_multi_index(idx, ds["verdict"].shape)] = jt_kept[
+            "verdict"
+        ].to_numpy()
         extra = [
             c
             for c in jt_kept.columns
@@ -540,12 +609,7 @@ def assemble(
         ] = lt_kept["label"].to_numpy()
 
     meta, meta_notes = _items_table(parsed, seen)
-    coords = {}
-    for name in ITEM_COORDS:
-        values = meta[name].to_numpy()
-        values = values.astype(float) if values.dtype.kind == "f" else _text_array(values)
-        coords[name] = ("item", values)
-    ds = ds.assign_coords(coords)
+    ds = ds.assign_coords({name: ("item", values) for name, values in meta.items()})
 
     rejects_by_file: dict[str, list[Reject]] = {}
     for p in parsed:

@@ -20,9 +20,24 @@ __all__ = [
     "factorize",
     "first_rows",
     "flat_key",
+    "is_dense",
     "relabel",
+    "row_codes",
     "values_of",
 ]
+
+
+def row_codes(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
+    """Codes of a column in the narrowest integer type that holds them (-1: missing).
+
+    A categorical's own codes, not copied: for indexing by (``per_value[codes]``), not for
+    arithmetic, which would overflow a narrow type.
+    """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        cat = values.array if isinstance(values, pd.Series) else values
+        return np.asarray(cat.codes), cat.categories
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    return codes, pd.Index(uniques)
 
 
 def codes_of(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
@@ -30,11 +45,8 @@ def codes_of(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
 
     A categorical's codes are taken as they are; any other column is factorised.
     """
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        cat = values.array if isinstance(values, pd.Series) else values
-        return np.asarray(cat.codes, dtype=np.int64), cat.categories
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    return codes.astype(np.int64), pd.Index(uniques)
+    codes, uniques = row_codes(values)
+    return codes.astype(np.int64, copy=False), uniques
 
 
 def values_of(uniques: pd.Index) -> np.ndarray:
@@ -55,11 +67,25 @@ def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = N
     a label ``None`` is missing.
     """
     new, uniques = pd.factorize(pd.Index(list(labels), dtype=object), use_na_sentinel=True)
-    taken = np.append(new, -1)[codes]
+    kind = _code_type(len(uniques))
+    if np.array_equal(new, np.arange(len(new))):
+        # Labels distinct, none missing: the codes stay (copied, never shared with the
+        # caller's array), only the names change.
+        taken = np.asarray(codes).astype(kind)
+    else:
+        taken = np.append(new, -1).astype(kind)[codes]
     categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
     return pd.Series(
         pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index
     )
+
+
+def _code_type(n: int) -> type[np.signedinteger]:
+    """Return the integer type pandas gives the codes of ``n`` categories (none copied)."""
+    for kind in (np.int8, np.int16, np.int32):
+        if n < np.iinfo(kind).max:
+            return kind
+    return np.int64
 
 
 def flat_key(codes: Sequence[np.ndarray]) -> np.ndarray:
@@ -86,6 +112,15 @@ def first_rows(codes: np.ndarray, n: int) -> np.ndarray:
     return first
 
 
+def is_dense(key: np.ndarray) -> bool:
+    """Say whether non-negative integer keys are dense: at most a few per row possible.
+
+    Dense keys are counted by indexing (a table as long as the largest key); others
+    are hashed.
+    """
+    return len(key) > 0 and int(key.max()) <= 8 * len(key) + 1024
+
+
 def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.ndarray:
     """Return which rows repeat an earlier row's key (``keep="first"``), or any other's.
 
@@ -98,7 +133,7 @@ def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.n
         occurrence of a repeated key.
     """
     n = len(key)
-    if n == 0 or int(key.max()) > 8 * n + 1024:  # sparse keys: hash them
+    if not is_dense(key):
         return pd.Series(key).duplicated(keep=keep).to_numpy()
     if keep is False:
         return np.bincount(key)[key] > 1
@@ -116,7 +151,7 @@ def factorize(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     indexing, and only the distinct keys are sorted.
     """
     n = len(key)
-    if n == 0 or int(key.max()) > 8 * n + 1024:
+    if not is_dense(key):
         codes, uniques = pd.factorize(key)
         return codes.astype(np.int64), np.asarray(uniques)
     first = np.full(int(key.max()) + 1, n, dtype=np.int64)

@@ -52,6 +52,8 @@ def _skip_ws(text: str, i: int) -> int:
     """Return the position of the first non-blank character at or after ``i``."""
     m = _WS.match(text, i)
     return m.end() if m else i
+
+
 #: Characters standing for undecodable bytes after ``errors="surrogateescape"``.
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 #: Byte-order marks of the encodings read besides UTF-8, longest first.

@@ -16,8 +16,8 @@ the accounting still adds up. Any other exception is a bug of the importer and
 stops the import with a traceback.
 
 Formats that are tables underneath are read column by column: :func:`read_delimited`
-gives a frame of categoricals, and :func:`codes_of`, :func:`relabel`,
-:func:`flat_key` and :func:`duplicated` work on their integer codes, so that the
+gives a frame of categoricals, and :func:`codes_of` (:func:`row_codes` to index by),
+:func:`relabel`, :func:`flat_key` and :func:`duplicated` work on their integer codes, so that the
 work is done once per distinct value, never once per row in Python.
 
 Examples
@@ -53,6 +53,7 @@ from judgestats.io._codes import (
     first_rows,
     flat_key,
     relabel,
+    row_codes,
     values_of,
 )
 from judgestats.io._records import (
@@ -133,6 +134,7 @@ __all__ = [
     "read_delimited",
     "record_detector",
     "relabel",
+    "row_codes",
     "sniff_text",
     "swap_ab",
     "text_length",

@@ -3,7 +3,8 @@
 Every output is written under a temporary name in its destination folder and renamed
 into place when complete, so that an interrupted or failed write leaves the previous
 file (or nothing), never a truncated one; a lock beside the destination makes a
-second writer of the same output fail with a message instead of racing the first.
+second writer of the same output fail with a message naming the first instead of
+racing it (:func:`output_lock`; a command holds it from its start to its end).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import secrets
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -26,7 +28,15 @@ try:  # POSIX; elsewhere writers are not locked against each other
 except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["DATASET_SUFFIXES", "atomic_output", "check_output", "load", "replace_folder", "save"]
+__all__ = [
+    "DATASET_SUFFIXES",
+    "atomic_output",
+    "check_output",
+    "load",
+    "output_lock",
+    "replace_folder",
+    "save",
+]
 
 #: Suffixes of a saved dataset (or posterior): netCDF, zarr.
 DATASET_SUFFIXES = (".nc", ".zarr")
@@ -102,33 +112,120 @@ def check_output(
     return path
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path``'s output for the duration of the block."""
-    if fcntl is None:
-        yield
-        return
-    lock = path.parent / f".{path.name}.lock"
+#: Lock files of the outputs this process holds for a whole command
+#: (:func:`output_lock`): the command's own write goes ahead without locking again.
+_COMMAND_LOCKS: set[Path] = set()
+
+
+def _lock_file(path: Path) -> Path:
+    """Return the lock file of output ``path``: a hidden file beside it."""
+    return path.absolute().parent.resolve() / f".{path.name}.lock"
+
+
+def _holder(lock: Path) -> str:
+    """Return which process holds ``lock``, as its file says (``pid N``)."""
     try:
-        fh = open(lock, "a")  # noqa: SIM115 (held open for the lock's life)
-    except OSError as exc:
-        raise LogFormatError(f"{path}: cannot write in {path.parent} ({exc.strerror})") from None
-    try:
+        pid = lock.read_text().strip()
+    except OSError:
+        pid = ""
+    return f"pid {pid}" if pid.isdigit() else "pid unknown"
+
+
+def _acquire(path: Path, lock: Path) -> Any:
+    """Open and lock ``lock`` for output ``path``, or raise naming the process holding it.
+
+    The lock is the operating system's (``flock``): it ends with the process that holds
+    it, so a lock file left by a killed process never blocks. A holder removes the file
+    before unlocking, so a file locked after its removal is not the lock: it is opened
+    again.
+    """
+    for _ in range(8):
+        try:
+            fh = open(lock, "a+")  # noqa: SIM115 (held open for the lock's life)
+        except OSError as exc:
+            raise LogFormatError(
+                f"{path}: cannot write in {path.parent} ({exc.strerror})"
+            ) from None
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            fh.close()
             raise LogFormatError(
-                f"{path}: another judgestats process is writing this output right now;"
-                " wait for it to finish, or write to another name"
+                f"{path}: is being written by another judgestats process ({_holder(lock)});"
+                " wait for it to finish, or choose another output (-o)"
             ) from None
+        try:
+            current = os.stat(lock).st_ino == os.fstat(fh.fileno()).st_ino
+        except FileNotFoundError:
+            current = False
+        if current:
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"{os.getpid()}\n")
+            fh.flush()
+            return fh
+        fh.close()  # the holder removed it meanwhile: take the new one
+    raise LogFormatError(
+        f"{path}: other judgestats processes keep writing this output; wait for them to"
+        " finish, or choose another output (-o)"
+    )
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[Path]:
+    """Hold the lock of output ``path`` (creating its folder); yield the lock file."""
+    try:
+        path.absolute().parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LogFormatError(f"{path}: cannot create its folder ({exc.strerror})") from None
+    lock = _lock_file(path)
+    if fcntl is None:  # pragma: no cover (not POSIX: writers are not locked)
+        yield lock
+        return
+    fh = _acquire(path, lock)
+    try:
+        yield lock
+    finally:
+        with contextlib.suppress(OSError):
+            lock.unlink()  # still locked: a writer waiting meanwhile opens a new file
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
+
+
+@contextlib.contextmanager
+def output_lock(path: str | Path) -> Iterator[None]:
+    """Hold the lock of output ``path`` for a whole command.
+
+    A second writer of the same output meanwhile (another process, or a write not
+    of this command) gets a :class:`~judgestats.errors.LogFormatError` naming this
+    process; the lock ends with the block or with the process (a killed writer
+    leaves no lock that blocks). The command's own :func:`atomic_output` (or
+    :func:`save`) of ``path`` inside the block goes ahead without locking again.
+
+    Parameters
+    ----------
+    path : str or Path
+        The output (its folder is created if missing).
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    LogFormatError
+        If another writer holds the lock, or the folder cannot be written.
+    """
+    path = Path(path)
+    if _lock_file(path) in _COMMAND_LOCKS:
+        yield
+        return
+    with _locked(path) as lock:
+        _COMMAND_LOCKS.add(lock)
         try:
             yield
         finally:
-            with contextlib.suppress(OSError):
-                lock.unlink()
-            fcntl.flock(fh, fcntl.LOCK_UN)
-    finally:
-        fh.close()
+            _COMMAND_LOCKS.discard(lock)
 
 
 def _remove(path: Path) -> None:
@@ -185,11 +282,8 @@ def atomic_output(path: str | Path, *, folder_of: Iterable[str] | None = None) -
         If another process is writing the same output, or the folder is not writable.
     """
     path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise LogFormatError(f"{path}: cannot create its folder ({exc.strerror})") from None
-    with _locked(path):
+    held = _lock_file(path) in _COMMAND_LOCKS
+    with contextlib.nullcontext() if held else _locked(path):
         tmp = _aside(path, "tmp")
         try:
             yield tmp

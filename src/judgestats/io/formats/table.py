@@ -56,6 +56,7 @@ from judgestats.io.kit import (
     option_names,
     read_delimited,
     relabel,
+    row_codes,
     sniff_text,
     values_of,
 )
@@ -156,9 +157,21 @@ def _by_value(values: pd.Series, convert: Callable[[Any], Any], dtype: Any) -> n
     Log columns repeat a few values (judges, verdicts, orders, runs) over many rows:
     the work is done on the distinct values and taken for the rows by their codes.
     """
-    codes, uniques = codes_of(values)
+    codes, uniques = row_codes(values)
     missing = np.nan if np.dtype(dtype).kind == "f" else None
     mapped = np.array([convert(u) for u in values_of(uniques)] + [missing], dtype=dtype)
+    return _per_row(mapped, codes)
+
+
+def _per_row(mapped: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``mapped[codes]`` (a missing value's code -1 takes the last entry).
+
+    A check whose answer is one value for every distinct value (no row fails it, as
+    in most files) is filled, not indexed row by row.
+    """
+    given = mapped[:-1]
+    if len(given) and (given == given[0]).all() and (not len(codes) or codes.min() >= 0):
+        return np.full(len(codes), given[0], dtype=mapped.dtype)
     return mapped[codes]
 
 
@@ -169,23 +182,22 @@ def _is(values: pd.Series, text: str) -> np.ndarray:
 
 def _mapped(values: pd.Series, convert: Callable[[str], str | None]) -> pd.Series:
     """Return the column with ``convert`` applied per distinct value (``None``: missing)."""
-    codes, uniques = codes_of(values)
+    codes, uniques = row_codes(values)
     return relabel(codes, [convert(u) for u in values_of(uniques)], values.index)
 
 
 def _text_column(values: pd.Series) -> pd.Series:
     """Return a loaded column as a categorical of stripped strings (``""``: missing)."""
-    codes, uniques = codes_of(values)
+    codes, uniques = row_codes(values)
     text = pd.Index(values_of(uniques), dtype="str")
     stripped = text.str.strip()
-    if (
-        isinstance(values.dtype, pd.CategoricalDtype)
-        and (stripped == text).all()
-        and (not len(codes) or codes.min() >= 0)
-    ):
+    missing = bool(len(codes)) and int(codes.min()) < 0
+    if isinstance(values.dtype, pd.CategoricalDtype) and (stripped == text).all() and not missing:
         return values  # already text, nothing to strip, nothing missing
     labels = [*stripped, ""]
-    return relabel(np.where(codes < 0, len(uniques), codes), labels, values.index)
+    return relabel(
+        np.where(codes < 0, len(uniques), codes) if missing else codes, labels, values.index
+    )
 
 
 def _constant(text: str, n: int) -> pd.Series:
@@ -203,10 +215,14 @@ def _lookup(values: pd.Series, table: Mapping[str, Any], dtype: Any = float) -> 
 def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
     """``item_id(benchmark, key)`` of every row, as a categorical built per pair."""
     bcodes, bnames = codes_of(bench)
-    kcodes, knames = codes_of(key)
+    kcodes, knames = row_codes(key)
     width = max(len(knames), 1)
-    codes, pairs = factorize(bcodes * width + kcodes)
-    b, k = np.divmod(pairs, width)
+    if len(bnames) == 1 and (not len(bcodes) or bcodes.min() >= 0):
+        # One benchmark: an item per key, the key's codes are the item's.
+        codes, b, k = kcodes, np.zeros(len(knames), dtype=np.int64), np.arange(len(knames))
+    else:
+        codes, pairs = factorize(bcodes * width + kcodes)
+        b, k = np.divmod(pairs, width)
     names = [
         f"{bn}/{kn}" for bn, kn in zip(values_of(bnames)[b], values_of(knames)[k], strict=True)
     ]
@@ -257,20 +273,35 @@ def _load_jsonl(path: Path) -> tuple[pd.DataFrame, list[Reject]]:
     return df, rejects
 
 
-def _dictionary(column: Any) -> Any:
-    """Return a Parquet column dictionary-encoded, its distinct values as text."""
+def _text_of(column: Any) -> tuple[np.ndarray, list[str | None]]:
+    """Return a Parquet column's codes (-1: null) and the text of its distinct values."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    column = column.combine_chunks()
+    array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
     try:
-        encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)
+        encoded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
         text = pc.cast(encoded.dictionary, pa.string())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         # Nested or binary values: their text, as pandas writes it.
-        encoded = pc.dictionary_encode(pa.array(column.to_pandas().astype(str), type=pa.string()))
+        encoded = pc.dictionary_encode(pa.array(array.to_pandas().astype(str), type=pa.string()))
         text = encoded.dictionary
-    return pa.DictionaryArray.from_arrays(encoded.indices, text)
+    indices = encoded.indices
+    codes = pc.fill_null(indices, -1) if indices.null_count else indices
+    return codes.to_numpy(), text.to_pylist()
+
+
+def _parquet_column(column: Any) -> pd.Categorical:
+    """Return a Parquet column as a categorical of stripped text (``""``: missing).
+
+    Built on the column's distinct values: the text of each is made and stripped
+    once, and the rows keep their codes.
+    """
+    codes, text = _text_of(column)
+    labels = ["" if s is None else s.strip() for s in text]
+    if len(codes) and codes.min() < 0:
+        return relabel(np.where(codes < 0, len(labels), codes), [*labels, ""]).array
+    return relabel(codes, labels).array
 
 
 def _load_parquet(path: Path) -> pd.DataFrame:
@@ -286,15 +317,12 @@ def _load_parquet(path: Path) -> pd.DataFrame:
         table = pq.read_table(path, read_dictionary=text)
     except Exception as exc:
         raise LogFormatError(f"{path}: not a readable Parquet file ({exc})") from None
-    # Encoded once per distinct value: the text of a cell is built from its value once.
-    columns = {n: _dictionary(c) for n, c in zip(table.column_names, table.columns, strict=True)}
-    df = (
-        _strings(pa.table(columns).to_pandas().assign(_line=0))
-        if columns
-        else pd.DataFrame(index=range(table.num_rows))
-    )
-    df["_line"] = np.arange(1, table.num_rows + 1, dtype=np.int64)  # 1-based row
-    return df
+    columns: dict[str, Any] = {
+        name: _parquet_column(column)
+        for name, column in zip(table.column_names, table.columns, strict=True)
+    }
+    columns["_line"] = np.arange(1, table.num_rows + 1, dtype=np.int64)  # 1-based row
+    return pd.DataFrame(columns, index=pd.RangeIndex(table.num_rows))
 
 
 def _load(path: Path, kind: str) -> tuple[pd.DataFrame, list[Reject]]:
@@ -451,6 +479,16 @@ def from_table(
         find_pattern=verdict_pattern is None,
         multiple_matches=multiple_matches,
     )
+
+
+def _select(mask: np.ndarray) -> Callable[[Any], Any]:
+    """Return a function taking the rows of ``mask`` from a column (its values as an array).
+
+    Every row taken, as when no row is rejected, the column is not copied.
+    """
+    if mask.all():
+        return lambda c: c.array if isinstance(c, pd.Series) else c
+    return lambda c: c[mask].array if isinstance(c, pd.Series) else c[mask]
 
 
 def _not_finite(field: str, raw: pd.Series, i: int) -> str:
@@ -631,15 +669,14 @@ def parse_table(
         is_judgment & np.isnan(run),
         lambda i: f"run {run_raw.iat[i]!r} is not a non-negative integer (at most {MAX_RUN})",
     )
-    lengths = {}
+    # Lengths per distinct text; rows take them only where item metadata is kept.
+    lengths: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for f in ("length_a", "length_b"):
         raw_length = col(f)
-        num = _by_value(raw_length, _number, float)
-        fail(
-            np.isinf(num),
-            partial(_not_finite, f, raw_length),
-        )
-        lengths[f] = np.where(np.isinf(num), np.nan, num)
+        lcodes, luniques = row_codes(raw_length)
+        num = np.array([_number(u) for u in values_of(luniques)] + [np.nan])
+        fail(_per_row(np.isinf(num), lcodes), partial(_not_finite, f, raw_length))
+        lengths[f] = np.where(np.isinf(num), np.nan, num), lcodes
     kinds = _mapped(col("label_kind"), lambda k: k or label_kind or "")
     fail(
         ~_by_value(kinds, lambda k: k in (*LABEL_KINDS, ""), bool),
@@ -681,33 +718,33 @@ def parse_table(
     fail(_is(key, ""), "empty item key")
     items = _join_items(bench, key)  # item_id() per distinct (benchmark, key)
     ok = fail.ok
-    jmask = ok & is_judgment
+    take = _select(ok & is_judgment)
     judgments = pd.DataFrame(
         {
-            "judge": judge[jmask].array,
-            "item": items[jmask].array,
-            "order": order[jmask].array,
-            "run": run[jmask].astype(np.int64),
-            "verdict": converted[jmask].astype(np.int8),
-            "line": line[jmask],
+            "judge": take(judge),
+            "item": take(items),
+            "order": take(order),
+            "run": take(run).astype(np.int64),
+            "verdict": take(converted).astype(np.int8),
+            "line": take(line),
         }
     )
     if matched is not None and digest is not None:
-        judgments["match"] = matched[jmask].array
-        judgments["_text"] = digest[jmask]
+        judgments["match"] = take(matched)
+        judgments["_text"] = take(digest)
     default_rater = "gold" if (label_kind == "correctness") else "human"
     raters = _mapped(col("rater"), lambda r: r or default_rater)
     label_frames = []
     for hc, hcode in human.items():
-        m = ok & ~np.isnan(hcode)
+        take = _select(ok & ~np.isnan(hcode))
         label_frames.append(
             pd.DataFrame(
                 {
-                    "item": items[m].array,
-                    "rater": hc if len(human_cols) > 1 else raters[m].array,
-                    "label": hcode[m].astype(np.int8),
-                    "line": line[m],
-                    "counted": ~is_judgment[m],
+                    "item": take(items),
+                    "rater": hc if len(human_cols) > 1 else take(raters),
+                    "label": take(hcode).astype(np.int8),
+                    "line": take(line),
+                    "counted": ~take(is_judgment),
                 }
             )
         )
@@ -726,16 +763,23 @@ def parse_table(
     # on codes: of the text columns, and of the lengths' raw text (equal text, equal
     # length; "3" and "3.0" stay two rows, which drops nothing).
     rows = np.flatnonzero(ok)
-    described = flat_key(
-        [codes_of(c)[0][rows] + 1 for c in meta.values()]
-        + [codes_of(col(f))[0][rows] + 1 for f in ("length_a", "length_b")]
-    )
-    rows = rows[~duplicated(described)]
+    every = len(rows) == n  # no row rejected: no subset to take
+    described = [
+        codes if every else codes[ok]
+        for codes in (row_codes(c)[0] for c in [*meta.values(), col("length_a"), col("length_b")])
+    ]
+    # A row that repeats the row before it repeats its metadata: only the others are
+    # compared (rows of one item mostly come together).
+    changed = np.ones(len(rows), dtype=bool)
+    if len(rows) > 1:
+        changed[1:] = np.any([codes[1:] != codes[:-1] for codes in described], axis=0)
+    rows = rows[changed]
+    repeats = flat_key([codes[changed] + 1 for codes in described])  # + 1 fits the type
+    rows = rows[~duplicated(repeats)]
     item_meta = pd.DataFrame(
         {
             **{name: c.iloc[rows].array for name, c in meta.items()},
-            "length_a": lengths["length_a"][rows],
-            "length_b": lengths["length_b"][rows],
+            **{f: num[lcodes[rows]] for f, (num, lcodes) in lengths.items()},
             "line": line[rows],
         }
     )
