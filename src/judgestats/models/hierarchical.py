@@ -87,8 +87,6 @@ posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
 
 from __future__ import annotations
 
-import hashlib
-import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,8 +103,6 @@ from judgestats.models.traits import TRAITS
 from judgestats.models.tree import LEVELS
 
 __all__ = ["BuiltModel", "HierarchicalConfig", "HierarchicalModel", "build_pymc_model"]
-
-log = logging.getLogger("judgestats")
 
 #: Counts up to this enter the likelihood as sums of logarithms (see :func:`_log_rising`).
 _SMALL_COUNT = 4
@@ -337,7 +333,7 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
     lay = build_layout(data, config.rare_per_judge)
     values = count_data(lay)
     with pm.Model() as model:
-        d = {name: pt.as_tensor_variable(value) for name, value in values.items()}
+        d = {name: pm.Data(name, value) for name, value in values.items()}
         eta = pm.Normal("eta", 0.0, config.eta_sigma, shape=lay.n_splits)
         cell_benchmark = np.asarray([b for b, _ in lay.cells], dtype=np.int64)
         scale = config.prior_scale
@@ -376,10 +372,7 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
             _log_rising(a, "succ", d) + _log_rising(b, "rest", d) - _log_rising(a + b, "total", d)
         )
         pm.Potential("dirichlet_multinomial", log_lik)
-    counts = hashlib.sha256(b"".join(np.ascontiguousarray(v).tobytes() for v in values.values()))
-    return BuiltModel(
-        model, lay, values, f"{lay.structure()}:{_prior_key(config)}:{counts.hexdigest()}"
-    )
+    return BuiltModel(model, lay, values, f"{lay.structure()}:{_prior_key(config)}")
 
 
 class HierarchicalModel(JudgeModel):
@@ -409,7 +402,7 @@ class HierarchicalModel(JudgeModel):
         cfg = self.config
         built = build_pymc_model(data, cfg)
         seed = int(rng.integers(2**31 - 1)) if random_seed is None else int(random_seed)
-        idata = sample(built.model, built.structure, {}, SamplerSettings.of(cfg), seed)
+        idata = sample(built.model, built.structure, built.data, SamplerSettings.of(cfg), seed)
         post = idata["posterior"].to_dataset()
         features = xr.DataArray(
             expected_features(built.layout, data, post, cfg.prior, rng),

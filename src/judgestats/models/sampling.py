@@ -134,8 +134,8 @@ def sample(
     Returns
     -------
     xarray.DataTree
-        nutpie's result; ``sample_stats`` attrs ``compile_time`` and ``sampling_time``
-        (seconds) and ``tuning_steps``.
+        nutpie's result; ``sample_stats`` attrs ``compile_time`` (0 when a compiled
+        model was reused) and ``sampling_time``, in seconds.
     """
     import nutpie
     from pymc.backends.arviz import patch_nutpie_idata
@@ -156,6 +156,7 @@ def sample(
             progress_callback=callback,
             target_accept=settings.target_accept,
         )
-    patch_nutpie_idata(idata, model, sampling_time=time.perf_counter() - start)
-    idata["sample_stats"].attrs["compile_time"] = compile_time
+    sampling_time = time.perf_counter() - start
+    patch_nutpie_idata(idata, model, sampling_time=sampling_time)
+    idata["sample_stats"].attrs.update(compile_time=compile_time, sampling_time=sampling_time)
     return idata
