@@ -14,11 +14,19 @@ import sys
 from collections.abc import Sequence
 
 from judgestats.errors import JudgestatsError, UsageError
+from judgestats.progress import quiet
 
 __all__ = ["COMMANDS", "main"]
 
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = ("import_", "info", "metrics", "fit", "report", "plan", "drift")
+
+
+#: The global ``--quiet`` flag, accepted before or after the command.
+_QUIET_OPTION: dict = {
+    "action": "store_true",
+    "help": "no progress on stderr (stage lines, heartbeats, the sampling bar)",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Can this LLM judge be trusted? Validation statistics with intervals.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    parser.add_argument("-q", "--quiet", **_QUIET_OPTION)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -37,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.add_parser(sub)
+    for command in sub.choices.values():  # also after the command: "report --quiet"
+        command.add_argument("-q", "--quiet", **_QUIET_OPTION, default=argparse.SUPPRESS)
     return parser
 
 
@@ -54,7 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
     )
     try:
-        return int(args.func(args) or 0)
+        with quiet(args.quiet):
+            return int(args.func(args) or 0)
     except UsageError as exc:
         _error(str(exc))
         raise
