@@ -60,12 +60,17 @@ def test_bar_on_a_terminal_holds_the_heartbeats():
         assert not progress.is_paused
 
 
-def test_library_callers_get_a_bar_only_when_they_log_at_info(monkeypatch, caplog):
+def test_without_a_stage_the_bar_needs_info_logging_or_the_cli(monkeypatch, caplog):
     monkeypatch.setattr("sys.stderr", Terminal())
     with sampling_progress() as bar:
-        assert bar is None
+        assert bar is None  # a library call that asked for nothing
     with caplog.at_level(logging.INFO, logger="judgestats"), sampling_progress() as bar:
         assert bar is not None
+    with quiet(False), sampling_progress() as bar:  # the CLI without --quiet ("fit")
+        assert bar is not None
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    with quiet(False), sampling_progress() as bar:
+        assert bar is None
 
 
 def test_quiet_silences_lines_heartbeats_and_the_bar():

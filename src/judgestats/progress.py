@@ -6,9 +6,11 @@ heartbeats every 20 s), readable in a CI log, and a live bar while the
 hierarchical tier samples (draws done of total, divergences so far, time left),
 redrawn in place with carriage returns and so shown only on a terminal.
 
-Both are silent under :func:`quiet` (the CLI's ``--quiet``). While the bar is
-shown, the stage that runs it prints no heartbeats: the stage registers itself
-with :func:`reporting` and the bar pauses it.
+Both are silent under ``quiet()`` (the CLI's ``--quiet``); ``quiet(False)`` (the
+CLI without it) asks for the bar on stderr; library callers who set neither see
+the bar when they log at INFO level. While the bar is shown, the stage that runs
+it prints no heartbeats: the stage registers itself with :func:`reporting` and the
+bar pauses it.
 
 The settings are context variables, scoped to a ``with`` block (the CLI sets them
 for one command), not module state.
@@ -28,7 +30,9 @@ __all__ = ["SamplingBar", "is_quiet", "quiet", "reporting", "sampling_progress"]
 
 log = logging.getLogger("judgestats")
 
-_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("judgestats_quiet", default=False)
+_QUIET: contextvars.ContextVar[bool | None] = contextvars.ContextVar(
+    "judgestats_quiet", default=None
+)
 
 
 class Reporter(Protocol):
@@ -53,6 +57,8 @@ def quiet(on: bool = True) -> Iterator[None]:
     Parameters
     ----------
     on : bool, default True
+        False asks for live progress instead: a sampling bar on stderr (when it is a
+        terminal) even without a stage reporter or INFO logging.
     """
     token = _QUIET.set(on)
     try:
@@ -63,7 +69,7 @@ def quiet(on: bool = True) -> Iterator[None]:
 
 def is_quiet() -> bool:
     """Whether progress is silenced (:func:`quiet`)."""
-    return _QUIET.get()
+    return bool(_QUIET.get())
 
 
 @contextmanager
@@ -88,15 +94,15 @@ def _bar_stream() -> TextIO | None:
     """Return the stream a sampling bar goes to, or None when no bar is to be shown.
 
     The stage reporter's stream when one is running (the CLI's stderr); otherwise
-    stderr, for library callers who asked for progress by logging at INFO level.
-    Never when quiet, never when the stream is not a terminal.
+    stderr, when progress was asked for (``quiet(False)``, or logging at INFO
+    level). Never when quiet, never when the stream is not a terminal.
     """
     if is_quiet():
         return None
     reporter = _REPORTER.get()
     if reporter is not None and reporter.stream is not None:
         stream: TextIO = reporter.stream
-    elif log.isEnabledFor(logging.INFO):
+    elif _QUIET.get() is False or log.isEnabledFor(logging.INFO):
         stream = sys.stderr
     else:
         return None
