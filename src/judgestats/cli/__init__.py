@@ -23,7 +23,7 @@ COMMANDS: tuple[str, ...] = ("import_", "info", "metrics", "fit", "report", "pla
 
 
 #: The global ``--quiet`` flag, accepted before or after the command.
-_QUIET_OPTION: dict = {
+_QUIET_OPTION: dict[str, str] = {
     "action": "store_true",
     "help": "no progress on stderr (stage lines, heartbeats, the sampling bar)",
 }
@@ -56,7 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Errors a user can cause (bad input, unreadable logs, an unusable output path, a
     bad option) end with a one-line message and status 2, never with a traceback; an
-    interrupt (Ctrl-C) ends with status 130, leaving no partial output.
+    interrupt (Ctrl-C) ends with status 130, leaving no partial output. Progress goes
+    to stderr unless ``--quiet``: stage lines, and a sampling bar on a terminal.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
