@@ -22,11 +22,15 @@ __all__ = ["COMMANDS", "main"]
 COMMANDS: tuple[str, ...] = ("import_", "info", "metrics", "fit", "report", "plan", "drift")
 
 
-#: The global ``--quiet`` flag, accepted before or after the command.
-_QUIET_OPTION: dict[str, str] = {
-    "action": "store_true",
-    "help": "no progress on stderr (stage lines, heartbeats, the sampling bar)",
-}
+def _add_quiet(parser: argparse.ArgumentParser, default: object = False) -> None:
+    """Add the global ``--quiet`` flag (accepted before or after the command)."""
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=default,
+        help="no progress on stderr (stage lines, heartbeats, the sampling bar)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Can this LLM judge be trusted? Validation statistics with intervals.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
-    parser.add_argument("-q", "--quiet", **_QUIET_OPTION)
+    _add_quiet(parser)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -47,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module.add_parser(sub)
     for command in sub.choices.values():  # also after the command: "report --quiet"
-        command.add_argument("-q", "--quiet", **_QUIET_OPTION, default=argparse.SUPPRESS)
+        _add_quiet(command, argparse.SUPPRESS)
     return parser
 
 
