@@ -83,6 +83,13 @@ the extreme judges to bring the tiers together.
 
 ``prior_scale`` multiplies every pooling prior's scale, to show how much the
 posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
+
+Where the code lives: :mod:`judgestats.models.layout` flattens the trees into
+splits, this module builds the PyMC model from them (:func:`build_pymc_model`),
+:mod:`judgestats.models.sampling` samples it with nutpie (compiled once per
+structure: a refit with new counts and the same pattern trees does not compile
+again) and :mod:`judgestats.models.conditionals` turns the draws into item
+features.
 """
 
 from __future__ import annotations
