@@ -28,7 +28,16 @@ from judgestats.models.traits import TRAITS, split_loadings
 from judgestats.models.tree import PatternTree, pattern_tree
 from judgestats.tally import BenchmarkTally
 
-__all__ = ["CellBlock", "Layout", "apply_np", "apply_pt", "build_layout", "cell_block"]
+__all__ = [
+    "CellBlock",
+    "Layout",
+    "apply_np",
+    "apply_pt",
+    "build_layout",
+    "cell_block",
+    "tree_splits",
+    "with_novel",
+]
 
 
 def with_novel(counts: np.ndarray) -> np.ndarray:
