@@ -218,32 +218,36 @@ def _traits(lay: Layout, trait_sd, mask, n_masked):
 
 
 def _rising_data(name: str, k: np.ndarray) -> dict[str, np.ndarray]:
-    """Index sets of :func:`_log_rising` for integer counts ``k``, by data name."""
+    """Pairs and counts of :func:`_log_rising` for integer counts ``k``, by data name."""
     k = np.asarray(np.rint(k), dtype=np.int64)
-    small = {
-        f"{name}_gt{i}": np.flatnonzero((k > i) & (k <= _SMALL_COUNT)) for i in range(_SMALL_COUNT)
-    }
+    small = np.flatnonzero((k > 0) & (k <= _SMALL_COUNT))
     big = np.flatnonzero(k > _SMALL_COUNT)
-    return small | {f"{name}_big": big, f"{name}_big_count": k[big]}
+    return {
+        f"{name}_small": small,
+        f"{name}_small_count": k[small],
+        f"{name}_big": big,
+        f"{name}_big_count": k[big],
+    }
 
 
 def _log_rising(x, name: str, data: dict[str, Any]):
     """``sum(log Gamma(x + k) - log Gamma(x))`` over pairs, for integer counts ``k``.
 
     The beta-binomial log-likelihood is three such terms. A count of 0 adds nothing;
-    a count of at most :data:`_SMALL_COUNT` is the sum of ``k`` logarithms, which costs
-    less than two log-gamma functions and their digammas in the gradient; larger
-    counts use log-gamma. Most (judge, split) counts are small, so this halves the
-    work per gradient. ``data`` holds the index sets of :func:`_rising_data` (as
-    ``pm.Data``, so that new counts of the same structure reuse the compiled model).
+    a count of at most :data:`_SMALL_COUNT` is the sum of ``k`` logarithms
+    ``log(x + i)``, ``i < k``, which costs less than two log-gamma functions and their
+    digammas in the gradient; larger counts use log-gamma. Most (judge, split) counts
+    are small, so this halves the work per gradient. ``data`` holds the pairs and
+    counts of :func:`_rising_data` as ``pm.Data`` (so that new counts of the same
+    structure reuse the compiled model), gathered once per kind: every gather with
+    data indices adds to the compile time.
     """
     import pytensor.tensor as pt
 
-    total = pt.constant(0.0)
-    for i in range(_SMALL_COUNT):
-        total = total + pt.sum(pt.log(x[data[f"{name}_gt{i}"]] + i))
-    big, k = data[f"{name}_big"], data[f"{name}_big_count"]
-    return total + pt.sum(pt.gammaln(x[big] + k) - pt.gammaln(x[big]))
+    xs, ks = x[data[f"{name}_small"]], data[f"{name}_small_count"]
+    small = sum(pt.log(xs + i) * pt.gt(ks, i) for i in range(_SMALL_COUNT))
+    xb, kb = x[data[f"{name}_big"]], data[f"{name}_big_count"]
+    return pt.sum(small) + pt.sum(pt.gammaln(xb + kb) - pt.gammaln(xb))
 
 
 def count_data(lay: Layout) -> dict[str, np.ndarray]:
