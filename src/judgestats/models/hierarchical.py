@@ -245,7 +245,7 @@ def _log_rising(x, name: str, data: dict[str, Any]):
     import pytensor.tensor as pt
 
     xs, ks = x[data[f"{name}_small"]], data[f"{name}_small_count"]
-    small = sum(pt.log(xs + i) * pt.gt(ks, i) for i in range(_SMALL_COUNT))
+    small = sum(pt.switch(pt.gt(ks, i), pt.log(xs + i), 0.0) for i in range(_SMALL_COUNT))
     xb, kb = x[data[f"{name}_big"]], data[f"{name}_big_count"]
     return pt.sum(small) + pt.sum(pt.gammaln(xb + kb) - pt.gammaln(xb))
 
@@ -274,7 +274,7 @@ def count_data(lay: Layout) -> dict[str, np.ndarray]:
         "pair_judge": jj,
         "pair_split": ss,
         "loadings": lay.loadings,
-        "trait_mask": mask,
+        "trait_mask": mask.astype(float),  # 0/1: PyTensor's rewrites refuse bool products
         "trait_judges": np.maximum(mask.sum(0), 1),
     }
     for name, k in (("succ", succ), ("rest", rest), ("total", succ + rest)):
