@@ -25,7 +25,7 @@ import xarray as xr
 
 from judgestats.schema import ORDERS, Verdict, check, empty_judgments
 
-__all__ = ["from_table", "judgments", "make_judgments", "verdict_codes"]
+__all__ = ["from_table", "judgments", "make_judgments", "swap_verdicts", "verdict_codes"]
 
 #: Every verdict code, missing included.
 verdict_codes: tuple[int, ...] = tuple(int(v) for v in Verdict)
@@ -106,6 +106,33 @@ def make_judgments(
         coords["model_a"] = ("item", np.array(models[0], dtype=str))
         coords["model_b"] = ("item", np.array(models[1], dtype=str))
     return check(ds.assign_coords(coords))
+
+
+def swap_verdicts(ds: xr.Dataset, first: int = 0, second: int = 1) -> xr.Dataset:
+    """Return the dataset with two judges' verdicts swapped on the first half of the items.
+
+    Every item keeps its verdict patterns, only who gave which changes: the tally's
+    pattern totals over judges, and so the hierarchical tier's pattern trees, stay
+    the same while each judge's counts change (a fit of the same structure).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A Judgments dataset with at least two judges.
+    first, second : int, default 0 and 1
+        Positions of the two judges.
+
+    Returns
+    -------
+    xarray.Dataset
+    """
+    verdict = ds["verdict"].transpose("judge", "item", ...)
+    v = verdict.values.copy()
+    half = np.arange(v.shape[1] // 2)
+    v[first, half], v[second, half] = v[second, half].copy(), v[first, half].copy()
+    out = ds.copy()
+    out["verdict"] = (verdict.dims, v)
+    return out
 
 
 def from_table(

@@ -26,7 +26,7 @@ def test_prior_scale_multiplies_the_pooling_priors():
     data = FitData.from_data(simulate(small_cohort(), random_seed=0, scale=0.1).dataset)
     cfg = HierarchicalConfig()
     for scale in (0.5,):
-        model = build_pymc_model(data, HierarchicalConfig(prior_scale=scale))
+        model = build_pymc_model(data, HierarchicalConfig(prior_scale=scale)).model
         trait_sd, level, spread = pm.draw(
             [model["trait_sd"], model["log_kappa_level"], model["log_kappa_sd"]],
             draws=4000,

@@ -5,7 +5,8 @@ import pytest
 
 from judgestats.features import feature_index
 from judgestats.models.base import FitData
-from judgestats.models.hierarchical import HierarchicalConfig, _layout, _with_novel
+from judgestats.models.hierarchical import HierarchicalConfig
+from judgestats.models.layout import build_layout, with_novel
 from judgestats.models.traits import TRAITS, split_loadings
 from judgestats.simulate import exchangeable_cohort, simulate
 
@@ -19,7 +20,7 @@ def _cell(lay, bt, c):
     later = lay.later[s_idx, sl]
     return (
         tree,
-        _with_novel(bt.counts[:, li, :].sum(0)),  # the novel leaf: no items, G0's mean
+        with_novel(bt.counts[:, li, :].sum(0)),  # the novel leaf: no items, G0's mean
         lay.leaf_features[c],
         lay.split_entry[s_idx] - lay.entry_offset[c],
         later,
@@ -36,7 +37,7 @@ def _split_log_odds(tree, leaf_weights, split_entry, later):
 def first_cell():
     res = simulate(exchangeable_cohort(3, random_seed=1), random_seed=2)
     data = FitData.from_data(res.dataset)
-    lay = _layout(data, HierarchicalConfig())
+    lay = build_layout(data, HierarchicalConfig().rare_per_judge)
     return _cell(lay, next(iter(data.tally)), 0)
 
 

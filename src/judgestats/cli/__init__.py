@@ -14,11 +14,23 @@ import sys
 from collections.abc import Sequence
 
 from judgestats.errors import JudgestatsError, UsageError
+from judgestats.progress import quiet
 
 __all__ = ["COMMANDS", "main"]
 
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = ("import_", "info", "metrics", "fit", "report", "plan", "drift")
+
+
+def _add_quiet(parser: argparse.ArgumentParser, default: object = False) -> None:
+    """Add the global ``--quiet`` flag (accepted before or after the command)."""
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=default,
+        help="no progress on stderr (stage lines, heartbeats, the sampling bar)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Can this LLM judge be trusted? Validation statistics with intervals.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    _add_quiet(parser)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -37,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.add_parser(sub)
+    for command in sub.choices.values():  # also after the command: "report --quiet"
+        _add_quiet(command, argparse.SUPPRESS)
     return parser
 
 
@@ -45,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Errors a user can cause (bad input, unreadable logs, an unusable output path, a
     bad option) end with a one-line message and status 2, never with a traceback; an
-    interrupt (Ctrl-C) ends with status 130, leaving no partial output.
+    interrupt (Ctrl-C) ends with status 130, leaving no partial output. Progress goes
+    to stderr unless ``--quiet``: stage lines, and a sampling bar on a terminal.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -54,7 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
     )
     try:
-        return int(args.func(args) or 0)
+        with quiet(args.quiet):
+            return int(args.func(args) or 0)
     except UsageError as exc:
         _error(str(exc))
         raise

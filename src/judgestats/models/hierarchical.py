@@ -83,32 +83,36 @@ the extreme judges to bring the tiers together.
 
 ``prior_scale`` multiplies every pooling prior's scale, to show how much the
 posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
+
+Where the code lives: :mod:`judgestats.models.layout` flattens the trees into
+splits, this module builds the PyMC model from them (:func:`build_pymc_model`),
+:mod:`judgestats.models.sampling` samples it with nutpie (compiled once per
+structure: a refit with new counts and the same pattern trees does not compile
+again) and :mod:`judgestats.models.conditionals` turns the draws into item
+features.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import xarray as xr
-from scipy import sparse
 
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData, JudgeModel
-from judgestats.models.prior import (
-    DEFAULT_CONCENTRATION,
-    BasePatterns,
-    base_patterns,
-    dp_feature_draws,
-)
-from judgestats.models.traits import TRAITS, split_loadings
-from judgestats.models.tree import LEVELS, PatternTree, pattern_tree
-from judgestats.tally import LABEL_NAMES, BenchmarkTally
+from judgestats.models.conditionals import expected_features, hyper_dataset
+from judgestats.models.layout import Layout, apply_pt, build_layout
+from judgestats.models.prior import DEFAULT_CONCENTRATION
+from judgestats.models.sampling import SamplerSettings, sample
+from judgestats.models.traits import TRAITS
+from judgestats.models.tree import LEVELS
 
-__all__ = ["HierarchicalConfig", "HierarchicalModel", "build_pymc_model"]
+__all__ = ["BuiltModel", "HierarchicalConfig", "HierarchicalModel", "build_pymc_model"]
 
-log = logging.getLogger("judgestats")
+#: Counts up to this enter the likelihood as sums of logarithms (see :func:`_log_rising`).
+_SMALL_COUNT = 4
 
 
 @dataclass(frozen=True)
@@ -177,189 +181,15 @@ class HierarchicalConfig:
             raise ValueError("eta_sigma, log_kappa_sigma and trait_sigma must be positive")
 
 
-def _cells(bt: BenchmarkTally) -> list[int]:
-    """Label indices with at least one item in the benchmark."""
-    return [li for li, m in enumerate(bt.label_counts()) if m > 0]
+def _trait_mask(lay: Layout) -> np.ndarray:
+    """(judge, cell, trait): True where a judge has items and the trait has loadings."""
+    present = lay.cell_items > 0  # (judge, cell)
+    loaded = np.zeros((len(lay.blocks), len(TRAITS)), dtype=bool)
+    np.logical_or.at(loaded, lay.split_cell, lay.loadings != 0)
+    return present[:, :, None] & loaded[None]
 
 
-@dataclass(frozen=True)
-class _Layout:
-    """All (benchmark, label) trees flattened into binary splits.
-
-    A node with children ``c1 .. cm`` (largest first) is a chain of ``m - 1`` binary
-    splits, "``c_i`` or one of the later children": a generalised Dirichlet, which
-    gives every category its own concentration instead of one per node.
-    """
-
-    cells: list[tuple[int, int]]
-    trees: list[PatternTree]
-    entry_offset: list[int]
-    split_entry: np.ndarray  # (split,) global entry each split isolates
-    split_level: np.ndarray  # (split,) tree level of the split's node
-    split_cell: np.ndarray  # (split,) cell of the split
-    entry_split: np.ndarray  # (entry,) split of each entry, -1 for a node's last child
-    before: sparse.csr_array  # (entry, split) 1 where the split precedes the entry in its node
-    later: np.ndarray  # (split, entry) 1 where the entry comes after the split's child
-    counts: np.ndarray  # (judge, entry)
-    split_node: np.ndarray  # (split,) global node of each split
-    node_path: sparse.csr_array  # (node, entry) entries on the path from the root to a node
-    loadings: np.ndarray  # (split, trait) shift of each split's log-odds per unit trait
-    cell_items: np.ndarray  # (judge, cell) items of each judge in each cell
-    leaf_features: list[np.ndarray]  # per cell (K + 1, feature): patterns, then G0's mean
-    bases: list[BasePatterns]  # per benchmark: the base measure of the novel leaf
-
-    @property
-    def n_splits(self) -> int:
-        return len(self.split_entry)
-
-    def split_counts(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Items taking each split's child, and items going on to a later child."""
-        return counts[..., self.split_entry], counts @ self.later.T
-
-    def entry_log_prob(self, log_v, log_1mv, apply=None):
-        """Log within-node probability of every entry from split log probabilities.
-
-        Entry ``c_i`` of a node is "not ``c_1`` .. not ``c_(i-1)``, then ``c_i``" (its own
-        split is absent for the last child). ``apply(x, matrix)`` multiplies the last
-        axis of ``x`` by a sparse 0/1 matrix: :func:`_apply_np` (the default) for
-        arrays, :func:`_apply_pt` to build the PyTensor graph with the same code.
-        """
-        apply = apply or _apply_np
-        has = (self.entry_split >= 0).astype(float)
-        own = has * log_v[..., np.maximum(self.entry_split, 0)]
-        return own + apply(log_1mv, self.before)
-
-    def split_mass(self, log_mu, log_1mmu, apply=None):
-        """Log probability, under the mean, of reaching each split's node.
-
-        A Dirichlet(kappa * mu) over patterns is the tree whose node concentrations are
-        kappa times the mean mass under the node; scaling each split's concentration by
-        its node's mass keeps a rarely reached split from getting as many pseudo-items
-        as the root.
-        """
-        apply = apply or _apply_np
-        log_entry = self.entry_log_prob(log_mu, log_1mmu, apply)
-        return apply(log_entry, self.node_path)[..., self.split_node]
-
-
-def _apply_np(x: np.ndarray, matrix: sparse.csr_array) -> np.ndarray:
-    """``x @ matrix.T`` over the last axis of an array, ``matrix`` sparse."""
-    flat = x.reshape(-1, x.shape[-1])
-    return np.asarray((matrix @ flat.T).T).reshape(*x.shape[:-1], matrix.shape[0])
-
-
-def _apply_pt(x, matrix: sparse.csr_array):
-    """``x @ matrix.T`` for a PyTensor vector and a sparse 0/1 matrix, as a scatter-add.
-
-    A dense product would spend most of every gradient on zeros: each entry has a
-    few splits before it in its node, each node a few entries on its path.
-    """
-    import pytensor.tensor as pt
-
-    coo = matrix.tocoo()
-    return pt.inc_subtensor(pt.zeros(matrix.shape[0])[coo.row], x[coo.col])
-
-
-def _with_novel(counts: np.ndarray) -> np.ndarray:
-    """Pattern counts with a zero column for the novel leaf (never observed)."""
-    return np.concatenate([counts, np.zeros((*counts.shape[:-1], 1), counts.dtype)], -1)
-
-
-def _layout(data: FitData, config: HierarchicalConfig) -> _Layout:
-    cells: list[tuple[int, int]] = []
-    trees: list[PatternTree] = []
-    e_off: list[int] = []
-    counts: list[np.ndarray] = []
-    leaf_features: list[np.ndarray] = []
-    bases: list[BasePatterns] = []
-    split_entry: list[int] = []
-    split_level: list[int] = []
-    split_cell: list[int] = []
-    entry_split: list[int] = []
-    split_node: list[int] = []
-    node_paths: list[tuple[int, int, np.ndarray]] = []
-    entry_node: list[np.ndarray] = []
-    n_e = n_n = 0
-    for b, bt in enumerate(data.tally):
-        tree = pattern_tree(
-            bt.patterns, bt.counts.sum((0, 1)), config.rare_per_judge * len(bt.judges), novel=True
-        )
-        base = base_patterns(bt)
-        bases.append(base)
-        rows = [data.judges.index(j) for j in bt.judges]
-        for li in _cells(bt):
-            c = len(cells)
-            cells.append((b, li))
-            trees.append(tree)
-            e_off.append(n_e)
-            leaf_features.append(np.vstack([bt.features[:, li, :], base.mean_features(li)]))
-            y = np.zeros((len(data.judges), tree.n_entries))
-            y[rows] = tree.entry_counts(_with_novel(bt.counts[:, li, :]))
-            counts.append(y)
-            last = np.r_[tree.entry_node[1:] != tree.entry_node[:-1], True]
-            for e in range(tree.n_entries):
-                if last[e]:
-                    entry_split.append(-1)
-                else:
-                    entry_split.append(len(split_entry))
-                    split_entry.append(n_e + e)
-                    split_level.append(tree.entry_level[e])
-                    split_cell.append(c)
-                    split_node.append(n_n + tree.entry_node[e])
-            node_paths.append((n_n, n_e, tree.node_path))
-            entry_node.append(n_n + tree.entry_node)
-            n_e += tree.n_entries
-            n_n += tree.n_nodes
-    entry_split_arr = np.asarray(entry_split, dtype=np.int64)
-    split_entry_arr = np.asarray(split_entry, dtype=np.int64)
-    entry_node_arr = np.concatenate(entry_node) if entry_node else np.zeros(0, np.int64)
-    node_path = np.zeros((n_n, n_e))
-    for n0, e0, block in node_paths:
-        node_path[n0 : n0 + block.shape[0], e0 : e0 + block.shape[1]] = block
-    before = np.zeros((n_e, len(split_entry_arr)))
-    later = np.zeros((len(split_entry_arr), n_e))
-    for k, entry in enumerate(split_entry_arr):
-        same = np.flatnonzero(entry_node_arr == entry_node_arr[entry])
-        after = same[same > entry]
-        before[after, k] = 1.0
-        later[k, after] = 1.0
-    split_cell_arr = np.asarray(split_cell, dtype=np.int64)
-    cell_items = np.zeros((len(data.judges), len(cells)))
-    loadings = np.zeros((len(split_entry_arr), len(TRAITS)))
-    tallies = list(data.tally)
-    for c, (b, li) in enumerate(cells):
-        bt, tree = tallies[b], trees[c]
-        s_idx = np.flatnonzero(split_cell_arr == c)
-        sl = slice(e_off[c], e_off[c] + tree.n_entries)
-        cell_items[[data.judges.index(j) for j in bt.judges], c] = bt.counts[:, li].sum(-1)
-        loadings[s_idx] = split_loadings(
-            tree,
-            _with_novel(bt.counts[:, li, :].sum(0)),
-            leaf_features[c],
-            split_entry_arr[s_idx] - e_off[c],
-            later[s_idx, sl],
-        )
-    return _Layout(
-        cells,
-        trees,
-        e_off,
-        split_entry_arr,
-        np.asarray(split_level, dtype=np.int64),
-        split_cell_arr,
-        entry_split_arr,
-        sparse.csr_array(before),
-        later,
-        np.concatenate(counts, 1) if counts else np.zeros((len(data.judges), 0)),
-        np.asarray(split_node, dtype=np.int64),
-        sparse.csr_array(node_path),
-        loadings,
-        cell_items,
-        leaf_features,
-        bases,
-    )
-
-
-def _traits(lay: _Layout, trait_sd):
+def _traits(lay: Layout, trait_sd, mask, n_masked):
     """Judge traits, shape (judge, cell, trait), partially pooled within each cell.
 
     A judge's trait in a cell is ``Normal(0, trait_sd[cell, trait])`` (``trait_sd`` is
@@ -368,7 +198,8 @@ def _traits(lay: _Layout, trait_sd):
     and a shift of every trait by the same amount (which the likelihood cannot tell
     from a shift of ``eta``) is not a direction the sampler has to explore along a
     ridge shared with ``eta``. Traits without loadings in a cell, and judges without
-    items in it, are fixed at 0.
+    items in it, are fixed at 0 (``mask``, with ``n_masked`` the judges it keeps per
+    cell and trait, at least 1).
 
     Non-centred (``sd * z``), chosen by data size: the traits of judges differ by
     about as much as the items of one judge can resolve (on simulated cohorts with
@@ -379,41 +210,114 @@ def _traits(lay: _Layout, trait_sd):
     """
     import pymc as pm
 
-    n_judges, n_cells, n_traits = len(lay.counts), len(lay.cells), len(TRAITS)
-    present = lay.cell_items > 0  # (judge, cell)
-    loaded = np.zeros((n_cells, n_traits), dtype=bool)
-    np.logical_or.at(loaded, lay.split_cell, lay.loadings != 0)
-    mask = present[:, :, None] & loaded[None]
-    z = pm.Normal("trait_z", 0.0, 1.0, shape=(n_judges, n_cells, n_traits))
+    n_judges, n_cells = lay.counts.shape[0], len(lay.blocks)
+    z = pm.Normal("trait_z", 0.0, 1.0, shape=(n_judges, n_cells, len(TRAITS)))
     u = trait_sd * z * mask
-    mean = u.sum(0) / np.maximum(mask.sum(0), 1)
+    mean = u.sum(0) / n_masked
     return (u - mean) * mask
 
 
-def _log_rising(x, k: np.ndarray, small: int = 4):
+def _rising_data(name: str, k: np.ndarray) -> dict[str, np.ndarray]:
+    """Pairs and counts of :func:`_log_rising` for integer counts ``k``, by data name."""
+    k = np.asarray(np.rint(k), dtype=np.int64)
+    small = np.flatnonzero((k > 0) & (k <= _SMALL_COUNT))
+    big = np.flatnonzero(k > _SMALL_COUNT)
+    return {
+        f"{name}_small": small,
+        f"{name}_small_count": k[small],
+        f"{name}_big": big,
+        f"{name}_big_count": k[big],
+    }
+
+
+def _log_rising(x, name: str, data: dict[str, Any]):
     """``sum(log Gamma(x + k) - log Gamma(x))`` over pairs, for integer counts ``k``.
 
     The beta-binomial log-likelihood is three such terms. A count of 0 adds nothing;
-    a count of at most ``small`` is the sum of ``k`` logarithms, which costs less than
-    two log-gamma functions and their digammas in the gradient; larger counts use
-    log-gamma. Most (judge, split) counts are small, so this halves the work per
-    gradient.
+    a count of at most :data:`_SMALL_COUNT` is the sum of ``k`` logarithms
+    ``log(x + i)``, ``i < k``, which costs less than two log-gamma functions and their
+    digammas in the gradient; larger counts use log-gamma. Most (judge, split) counts
+    are small, so this halves the work per gradient. ``data`` holds the pairs and
+    counts of :func:`_rising_data` as ``pm.Data`` (so that new counts of the same
+    structure reuse the compiled model), gathered once per kind: every gather with
+    data indices adds to the compile time.
     """
     import pytensor.tensor as pt
 
-    k = np.asarray(np.rint(k), dtype=np.int64)
-    total = pt.constant(0.0)
-    for i in range(small):
-        idx = np.flatnonzero((k > i) & (k <= small))
-        if idx.size:
-            total = total + pt.sum(pt.log(x[idx] + i))
-    big = np.flatnonzero(k > small)
-    if big.size:
-        total = total + pt.sum(pt.gammaln(x[big] + k[big]) - pt.gammaln(x[big]))
-    return total
+    xs, ks = x[data[f"{name}_small"]], data[f"{name}_small_count"]
+    small = sum(pt.switch(pt.gt(ks, i), pt.log(xs + i), 0.0) for i in range(_SMALL_COUNT))
+    xb, kb = x[data[f"{name}_big"]], data[f"{name}_big_count"]
+    return pt.sum(small) + pt.sum(pt.gammaln(xb + kb) - pt.gammaln(xb))
 
 
-def build_pymc_model(data: FitData, config: HierarchicalConfig):
+def count_data(lay: Layout) -> dict[str, np.ndarray]:
+    """Everything the PyMC model takes from the counts, by the name of its ``pm.Data``.
+
+    The (judge, split) pairs with items, the index sets of their beta-binomial terms,
+    the trait loadings and the trait mask. Two layouts with the same
+    :meth:`~judgestats.models.layout.Layout.structure` give one compiled model, filled
+    with this data.
+
+    Parameters
+    ----------
+    lay : Layout
+
+    Returns
+    -------
+    dict of str to ndarray
+    """
+    succ, rest = lay.split_counts(lay.counts)  # (judge, split)
+    jj, ss = np.nonzero(succ + rest)
+    succ, rest = succ[jj, ss], rest[jj, ss]
+    mask = _trait_mask(lay)
+    out = {
+        "pair_judge": jj,
+        "pair_split": ss,
+        "loadings": lay.loadings,
+        "trait_mask": mask.astype(float),  # 0/1: PyTensor's rewrites refuse bool products
+        "trait_judges": np.maximum(mask.sum(0), 1),
+    }
+    for name, k in (("succ", succ), ("rest", rest), ("total", succ + rest)):
+        out |= _rising_data(name, k)
+    return out
+
+
+@dataclass(frozen=True)
+class BuiltModel:
+    """The PyMC model of a fit, with the layout it was built from.
+
+    Attributes
+    ----------
+    model : pymc.Model
+    layout : Layout
+    data : dict of str to ndarray
+        The values of the model's ``pm.Data`` (:func:`count_data`).
+    structure : str
+        Digest of everything else the model is built from: models with the same
+        structure share one compiled sampler.
+    """
+
+    model: Any
+    layout: Layout
+    data: dict[str, np.ndarray]
+    structure: str
+
+
+def _prior_key(config: HierarchicalConfig) -> str:
+    """Return the config fields that enter the model's graph, as text."""
+    return repr(
+        (
+            config.eta_sigma,
+            config.log_kappa_mu,
+            config.log_kappa_sigma,
+            config.log_kappa_spread,
+            config.trait_sigma,
+            config.prior_scale,
+        )
+    )
+
+
+def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
     """Build the PyMC model of every benchmark (one model, compiled once).
 
     Parameters
@@ -425,30 +329,32 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig):
 
     Returns
     -------
-    pymc.Model
-        Free variables ``eta`` (the logit of the benchmark mean of every binary split
-        of the pattern tree), ``trait_z`` and ``trait_sd`` (judge traits, deterministic
-        ``trait``) and the pooling concentrations (deterministic ``log_kappa``); the
-        likelihood is one potential summing a beta-binomial term per judge and split
-        with items, i.e. the Dirichlet-multinomial of the tree with ``theta``
-        integrated out. The flattened layout is kept as ``model.layout``.
+    BuiltModel
+        ``model`` has free variables ``eta`` (the logit of the benchmark mean of every
+        binary split of the pattern tree), ``trait_z`` and ``trait_sd`` (judge traits,
+        deterministic ``trait``) and the pooling concentrations (deterministic
+        ``log_kappa``); the likelihood is one potential summing a beta-binomial term
+        per judge and split with items, i.e. the Dirichlet-multinomial of the tree
+        with ``theta`` integrated out. Everything taken from the counts is
+        ``pm.Data`` (:func:`count_data`).
     """
     import pymc as pm
     import pytensor.tensor as pt
 
-    lay = _layout(data, config)
-    succ, rest = lay.split_counts(lay.counts)  # (judge, split)
-    jj, ss = np.nonzero(succ + rest)
-    succ, rest = succ[jj, ss], rest[jj, ss]
+    lay = build_layout(data, config.rare_per_judge)
+    values = count_data(lay)
     with pm.Model() as model:
+        d = {name: pm.Data(name, value) for name, value in values.items()}
         eta = pm.Normal("eta", 0.0, config.eta_sigma, shape=lay.n_splits)
         cell_benchmark = np.asarray([b for b, _ in lay.cells], dtype=np.int64)
         scale = config.prior_scale
         trait_sd = pm.HalfNormal(
-            "trait_sd", scale * config.trait_sigma, shape=(len(data.benchmarks), len(TRAITS))
+            "trait_sd", scale * config.trait_sigma, shape=(lay.n_benchmarks, len(TRAITS))
         )[cell_benchmark]
-        trait = pm.Deterministic("trait", _traits(lay, trait_sd))
-        shift = (trait[:, lay.split_cell, :] * lay.loadings).sum(-1)  # (judge, split)
+        trait = pm.Deterministic(
+            "trait", _traits(lay, trait_sd, d["trait_mask"], d["trait_judges"])
+        )
+        shift = (trait[:, lay.split_cell, :] * d["loadings"]).sum(-1)  # (judge, split)
         logit = eta + shift
         # Pooling strengths are themselves pooled across the splits of a level: a
         # split seen on a handful of items (a judge's rare invalid outputs) cannot
@@ -467,31 +373,24 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig):
         # and an unbounded tail lets a chain wander where the beta functions lose all
         # precision (seen as a chain stuck at a step size of 1e-130).
         log_kappa = pm.Deterministic("log_kappa", 12.0 * pt.tanh(raw / 12.0))
-        log_mass = lay.split_mass(-pt.softplus(-eta), -pt.softplus(eta), apply=_apply_pt)
+        log_mass = lay.split_mass(-pt.softplus(-eta), -pt.softplus(eta), apply=apply_pt)
+        jj, ss = d["pair_judge"], d["pair_split"]
         log_conc = (log_kappa + log_mass)[ss]
         logit_js = logit[jj, ss]
         a = pt.exp(log_conc - pt.softplus(-logit_js))
         b = pt.exp(log_conc - pt.softplus(logit_js))
-
-        log_lik = _log_rising(a, succ) + _log_rising(b, rest) - _log_rising(a + b, succ + rest)
+        log_lik = (
+            _log_rising(a, "succ", d) + _log_rising(b, "rest", d) - _log_rising(a + b, "total", d)
+        )
         pm.Potential("dirichlet_multinomial", log_lik)
-    model.layout = lay
-    return model
-
-
-def _log_gamma_draw(shape: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Log of Gamma(shape) draws that stay finite for tiny shapes.
-
-    ``Gamma(a) = Gamma(a + 1) * U ** (1 / a)``: drawing on the log scale keeps a rarely
-    reached split (concentration far below one, no items of the judge) from
-    underflowing to 0 / 0.
-    """
-    with np.errstate(divide="ignore"):
-        return np.log(rng.gamma(shape + 1.0)) + np.log(rng.random(shape.shape)) / shape
+    return BuiltModel(model, lay, values, f"{lay.structure()}:{_prior_key(config)}")
 
 
 class HierarchicalModel(JudgeModel):
     """Hierarchical-tier posterior of every metric (PyMC, sampled with nutpie).
+
+    Repeated fits of the same structure (same judges, benchmarks and pattern trees;
+    new counts) reuse the compiled sampler (:mod:`judgestats.models.sampling`).
 
     Parameters
     ----------
@@ -511,100 +410,24 @@ class HierarchicalModel(JudgeModel):
     def _draw_features(
         self, data: FitData, rng: np.random.Generator, random_seed: int | None
     ) -> tuple[xr.DataArray, dict[str, xr.Dataset]]:
-        import pymc as pm
-
         cfg = self.config
-        model = build_pymc_model(data, cfg)
-        lay: _Layout = model.layout
+        built = build_pymc_model(data, cfg)
         seed = int(rng.integers(2**31 - 1)) if random_seed is None else int(random_seed)
-        with model:
-            idata = pm.sample(
-                draws=cfg.draws,
-                tune=cfg.tune,
-                chains=cfg.chains,
-                cores=cfg.cores,
-                target_accept=cfg.target_accept,
-                random_seed=seed,
-                progressbar=log.isEnabledFor(logging.INFO),
-                compute_convergence_checks=False,
-            )
-        post = idata["posterior"]
-        n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
-        eta = post["eta"].values  # (chain, draw, split)
-        trait = post["trait"].values  # (chain, draw, judge, cell, trait)
-        log_kappa = post["log_kappa"].values  # (chain, draw, split)
-        succ, rest = lay.split_counts(lay.counts)  # (judge, split)
-        out = np.full(
-            (n_chain, n_draw, len(data.judges), len(data.benchmarks), len(FEATURES)), np.nan
-        )
-        tallies = list(data.tally)
-        rows = {bi: [data.judges.index(j) for j in bt.judges] for bi, bt in enumerate(tallies)}
-        shares = {}
-        for bi, bt in enumerate(tallies):
-            labels = bt.label_counts().astype(float)
-            shares[bi] = rng.dirichlet(labels + (labels > 0) + 1e-12, size=(n_chain, n_draw))
-            out[:, :, rows[bi], bi, :] = 0.0
-        for ch in range(n_chain):  # one chain at a time bounds memory
-            logit = np.repeat(eta[ch, :, None, :], len(data.judges), axis=1)
-            for t in range(len(TRAITS)):  # one trait at a time bounds memory
-                logit += trait[ch][:, :, lay.split_cell, t] * lay.loadings[:, t]
-            log_mu, log_1mmu = -np.logaddexp(0, -logit), -np.logaddexp(0, logit)
-            log_conc = (
-                log_kappa[ch, :, None, :]
-                + lay.split_mass(-np.logaddexp(0, -eta[ch]), -np.logaddexp(0, eta[ch]))[:, None, :]
-            )
-            # v ~ Beta(a + succ, b + rest) per judge and split, via two gammas
-            lg1 = _log_gamma_draw(np.exp(log_conc + log_mu) + succ[None], rng)
-            lg2 = _log_gamma_draw(np.exp(log_conc + log_1mmu) + rest[None], rng)
-            log_total = np.logaddexp(lg1, lg2)
-            # a certain split gives log 0 = -inf; clip so that -inf * 0 is not NaN
-            log_v = np.maximum(lg1 - log_total, -1e4)
-            log_1mv = np.maximum(lg2 - log_total, -1e4)
-            entry_p = np.exp(lay.entry_log_prob(log_v, log_1mv))  # (draw, judge, entry)
-            chain_out = out[ch]  # a view: (draw, judge, benchmark, feature)
-            for c, (bi, li) in enumerate(lay.cells):
-                bt, tree = tallies[bi], lay.trees[c]
-                sl = slice(lay.entry_offset[c], lay.entry_offset[c] + tree.n_entries)
-                theta = tree.leaf_probabilities(entry_p[:, rows[bi], sl])  # (draw, judge, k+1)
-                base = lay.bases[bi]
-                novel = dp_feature_draws(  # the novel leaf's items: P_new ~ DP(alpha, G0)
-                    base.features[:, li, :], base.prob, theta.shape[:2], cfg.prior, rng
-                )
-                expected = theta[..., :-1] @ bt.features[:, li, :] + theta[..., -1:] * novel
-                block = shares[bi][ch, :, li, None, None] * expected
-                chain_out[:, rows[bi], bi, :] += block
-        coords = {
-            "chain": np.arange(n_chain),
-            "draw": np.arange(n_draw),
-            "judge": list(data.judges),
-            "benchmark": list(data.benchmarks),
-        }
+        idata = sample(built.model, built.structure, built.data, SamplerSettings.of(cfg), seed)
+        post = idata["posterior"].to_dataset()
         features = xr.DataArray(
-            out,
+            expected_features(built.layout, data, post, cfg.prior, rng),
             dims=("chain", "draw", "judge", "benchmark", "feature"),
-            coords={**coords, "feature": list(FEATURES)},
-        )
-        pooling = np.full(
-            (n_chain, n_draw, len(data.benchmarks), len(LABEL_NAMES), len(LEVELS)), np.nan
-        )
-        for c, (bi, li) in enumerate(lay.cells):  # geometric mean over a level's splits
-            for level in range(len(LEVELS)):
-                mask = (lay.split_cell == c) & (lay.split_level == level)
-                if mask.any():
-                    pooling[:, :, bi, li, level] = np.exp(log_kappa[..., mask].mean(-1))
-        hyper = xr.Dataset(
-            {
-                "pooling_concentration": (
-                    ("chain", "draw", "benchmark", "label", "level"),
-                    pooling,
-                ),
-                "trait_spread": (
-                    ("chain", "draw", "benchmark", "trait"),
-                    post["trait_sd"].values,
-                ),
+            coords={
+                "chain": np.arange(post.sizes["chain"]),
+                "draw": np.arange(post.sizes["draw"]),
+                "judge": list(data.judges),
+                "benchmark": list(data.benchmarks),
+                "feature": list(FEATURES),
             },
-            coords={k: v for k, v in coords.items() if k != "judge"}
-            | {"label": list(LABEL_NAMES), "level": list(LEVELS), "trait": list(TRAITS)},
         )
-        groups = {"hyper": hyper, "sample_stats": idata["sample_stats"].to_dataset()}
+        groups = {
+            "hyper": hyper_dataset(built.layout, data, post),
+            "sample_stats": idata["sample_stats"].to_dataset(),
+        }
         return features, groups

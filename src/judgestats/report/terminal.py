@@ -3,6 +3,9 @@
 Progress is plain lines (no carriage returns, no colours), so that it reads the
 same in a terminal, a CI log or a file. Without a stream it goes to the
 ``judgestats`` logger instead, so library callers only see it when they ask.
+Under :func:`judgestats.progress.quiet` (the CLI's ``--quiet``) there are no lines;
+while a stage shows a live bar (:func:`judgestats.progress.sampling_progress`, on a
+terminal) its heartbeats wait.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from judgestats.mvvp import MVVPResult, StepVerdict
+from judgestats.progress import is_quiet, reporting
 
 __all__ = ["Progress", "terminal_summary"]
 
@@ -32,6 +36,9 @@ class Progress:
         logged at INFO level on the ``judgestats`` logger.
     heartbeat : float, default 20.0
         Seconds between "still working" lines during a long stage (0: none).
+    quiet : bool, optional
+        No lines at all; by default, whether :func:`judgestats.progress.quiet` is
+        in effect where the Progress is made.
 
     Examples
     --------
@@ -43,14 +50,20 @@ class Progress:
     '[judgestats] reading logs ...'
     """
 
-    def __init__(self, stream: TextIO | None = None, heartbeat: float = 20.0) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, heartbeat: float = 20.0, quiet: bool | None = None
+    ) -> None:
         self.stream = stream
         self.heartbeat = heartbeat
+        self.quiet = is_quiet() if quiet is None else quiet
         self._lock = threading.Lock()
         self._start = time.monotonic()
+        self._pauses = 0
 
     def note(self, message: str) -> None:
-        """Emit one line."""
+        """Emit one line (none when quiet)."""
+        if self.quiet:
+            return
         if self.stream is None:
             log.info("%s", message)
             return
@@ -71,20 +84,38 @@ class Progress:
         start = time.monotonic()
         done = threading.Event()
         beat = None
-        if self.heartbeat > 0:
+        if self.heartbeat > 0 and not self.quiet:
             beat = threading.Thread(target=self._beat, args=(what, start, done), daemon=True)
             beat.start()
         try:
-            yield
+            with reporting(self):
+                yield
         finally:
             done.set()
             if beat is not None:
                 beat.join()
         self.note(f"{what}: done in {time.monotonic() - start:.1f} s")
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Hold heartbeat lines inside the block (a live bar is being drawn)."""
+        with self._lock:
+            self._pauses += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._pauses -= 1
+
+    @property
+    def is_paused(self) -> bool:
+        """Whether heartbeats are held (:meth:`paused`)."""
+        return self._pauses > 0
+
     def _beat(self, what: str, start: float, done: threading.Event) -> None:
         while not done.wait(self.heartbeat):
-            self.note(f"  ... still {what} ({time.monotonic() - start:.0f} s)")
+            if not self.is_paused:
+                self.note(f"  ... still {what} ({time.monotonic() - start:.0f} s)")
 
 
 def terminal_summary(

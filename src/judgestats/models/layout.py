@@ -1,0 +1,409 @@
+"""The hierarchical tier's flattened layout: every (benchmark, label) tree as binary splits.
+
+A node of a pattern tree (:mod:`judgestats.models.tree`) with children
+``c1 .. cm`` (largest first) is a chain of ``m - 1`` binary splits, "``c_i`` or one
+of the later children": a generalised Dirichlet, which gives every category its
+own concentration instead of one per node. Each (benchmark, label) *cell* is built
+on its own by :func:`cell_block`; :meth:`Layout.from_blocks` concatenates the
+blocks, offsetting their entry, node and split indices with cumulative sums.
+
+The layout separates what the PyMC graph is built from (:meth:`Layout.structure`:
+trees, splits, levels, cells) from what only fills it (pattern counts, items per
+judge, trait loadings), so that a compiled model is reused for new counts of the
+same structure (:mod:`judgestats.models.sampling`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.linalg import block_diag
+
+from judgestats.models.base import FitData
+from judgestats.models.prior import BasePatterns, base_patterns
+from judgestats.models.traits import TRAITS, split_loadings
+from judgestats.models.tree import PatternTree, pattern_tree
+from judgestats.tally import BenchmarkTally
+
+__all__ = [
+    "CellBlock",
+    "Layout",
+    "apply_np",
+    "apply_pt",
+    "build_layout",
+    "cell_block",
+    "tree_splits",
+    "with_novel",
+]
+
+
+def with_novel(counts: np.ndarray) -> np.ndarray:
+    """Pattern counts with a zero column for the novel leaf (never observed)."""
+    return np.concatenate([counts, np.zeros((*counts.shape[:-1], 1), counts.dtype)], -1)
+
+
+def tree_splits(tree: PatternTree) -> tuple[np.ndarray, np.ndarray]:
+    """Return the binary splits of one tree.
+
+    Parameters
+    ----------
+    tree : PatternTree
+
+    Returns
+    -------
+    entry_split : ndarray of int, shape (E,)
+        Split of each entry, -1 for the last child of its node (no split of its own).
+    later : ndarray of float, shape (S, E)
+        1 where an entry comes after the split's child in the split's node.
+    """
+    node = tree.entry_node
+    last = np.r_[node[1:] != node[:-1], True]
+    split_entry = np.flatnonzero(~last)
+    entry_split = np.full(tree.n_entries, -1, dtype=np.int64)
+    entry_split[split_entry] = np.arange(len(split_entry))
+    entries = np.arange(tree.n_entries)
+    later = (node[None, :] == node[split_entry, None]) & (entries[None, :] > split_entry[:, None])
+    return entry_split, later.astype(float)
+
+
+@dataclass(frozen=True)
+class CellBlock:
+    """One (benchmark, label) cell of the layout, with local entry and split indices.
+
+    Attributes
+    ----------
+    benchmark, label : int
+        Indices of the cell's benchmark (in the fit data) and human label.
+    tree : PatternTree
+        The benchmark's pattern tree, with a novel leaf.
+    entry_split : ndarray of int, shape (E,)
+        Local split of each entry, -1 for a node's last child.
+    later : ndarray of float, shape (S, E)
+        1 where an entry comes after a split's child in its node.
+    counts : ndarray of float, shape (judge, E)
+        Items of each judge (of the fit data) passing through each entry.
+    items : ndarray of float, shape (judge,)
+        Items of each judge in the cell.
+    leaf_features : ndarray, shape (K + 1, feature)
+        Item features of each pattern under the cell's label, then G0's mean.
+    loadings : ndarray, shape (S, trait)
+        Shift of each split's log-odds per unit trait.
+    """
+
+    benchmark: int
+    label: int
+    tree: PatternTree
+    entry_split: np.ndarray
+    later: np.ndarray
+    counts: np.ndarray
+    items: np.ndarray
+    leaf_features: np.ndarray
+    loadings: np.ndarray
+
+    @property
+    def split_entry(self) -> np.ndarray:
+        """Local entry that each split isolates."""
+        return np.flatnonzero(self.entry_split >= 0)
+
+
+def cell_block(
+    bt: BenchmarkTally,
+    benchmark: int,
+    label: int,
+    tree: PatternTree,
+    base: BasePatterns,
+    rows: list[int],
+    n_judges: int,
+) -> CellBlock:
+    """Build the block of one (benchmark, label) cell.
+
+    Parameters
+    ----------
+    bt : BenchmarkTally
+        The benchmark's tally.
+    benchmark, label : int
+        Index of the benchmark in the fit data, index of the label.
+    tree : PatternTree
+        The benchmark's pattern tree (with a novel leaf).
+    base : BasePatterns
+        The benchmark's base measure (the novel leaf's mean features).
+    rows : list of int
+        Row in the fit data of each judge of the benchmark.
+    n_judges : int
+        Judges of the fit data.
+
+    Returns
+    -------
+    CellBlock
+    """
+    entry_split, later = tree_splits(tree)
+    cell_counts = bt.counts[:, label, :]
+    leaf_features = np.vstack([bt.features[:, label, :], base.mean_features(label)])
+    counts = np.zeros((n_judges, tree.n_entries))
+    counts[rows] = tree.entry_counts(with_novel(cell_counts))
+    items = np.zeros(n_judges)
+    items[rows] = cell_counts.sum(-1)
+    split_entry = np.flatnonzero(entry_split >= 0)
+    loadings = split_loadings(
+        tree, with_novel(cell_counts.sum(0)), leaf_features, split_entry, later
+    )
+    return CellBlock(
+        benchmark, label, tree, entry_split, later, counts, items, leaf_features, loadings
+    )
+
+
+def _offsets(sizes: list[int]) -> np.ndarray:
+    """Start of each block in a concatenation of blocks of these sizes."""
+    return np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)[:-1]]).astype(np.int64)
+
+
+def _block_diag(blocks: list[np.ndarray]) -> np.ndarray:
+    """Dense block-diagonal matrix of 2-d blocks (empty blocks allowed)."""
+    return block_diag(*blocks) if blocks else np.zeros((0, 0))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """All (benchmark, label) trees flattened into binary splits.
+
+    Attributes
+    ----------
+    blocks : tuple of CellBlock
+        The cells, in the order benchmark, then label.
+    bases : tuple of BasePatterns
+        Per benchmark: the base measure of the novel leaf.
+    n_benchmarks : int
+        Benchmarks of the fit data.
+    entry_offset : ndarray of int, shape (cell,)
+        First global entry of each cell.
+    split_entry, split_level, split_cell, split_node : ndarray of int, shape (split,)
+        Global entry each split isolates, tree level of its node, its cell, its
+        global node.
+    entry_split : ndarray of int, shape (entry,)
+        Global split of each entry, -1 for a node's last child.
+    before : scipy.sparse.csr_array, shape (entry, split)
+        1 where the split precedes the entry in its node.
+    later : ndarray, shape (split, entry)
+        1 where the entry comes after the split's child.
+    node_path : scipy.sparse.csr_array, shape (node, entry)
+        Entries on the path from the root to a node.
+    counts : ndarray, shape (judge, entry)
+        Items of each judge through each entry.
+    loadings : ndarray, shape (split, trait)
+        Shift of each split's log-odds per unit trait.
+    cell_items : ndarray, shape (judge, cell)
+        Items of each judge in each cell.
+    """
+
+    blocks: tuple[CellBlock, ...]
+    bases: tuple[BasePatterns, ...]
+    n_benchmarks: int
+    entry_offset: np.ndarray
+    split_entry: np.ndarray
+    split_level: np.ndarray
+    split_cell: np.ndarray
+    split_node: np.ndarray
+    entry_split: np.ndarray
+    before: sparse.csr_array
+    later: np.ndarray
+    node_path: sparse.csr_array
+    counts: np.ndarray
+    loadings: np.ndarray
+    cell_items: np.ndarray
+
+    @classmethod
+    def from_blocks(
+        cls,
+        blocks: list[CellBlock],
+        bases: list[BasePatterns],
+        n_judges: int,
+        n_benchmarks: int,
+    ) -> Layout:
+        """Concatenate cell blocks, offsetting their indices.
+
+        Parameters
+        ----------
+        blocks : list of CellBlock
+        bases : list of BasePatterns
+            One per benchmark.
+        n_judges, n_benchmarks : int
+            Judges and benchmarks of the fit data (the shapes when there are no cells).
+
+        Returns
+        -------
+        Layout
+        """
+        trees = [b.tree for b in blocks]
+        entry_offset = _offsets([t.n_entries for t in trees])
+        node_offset = _offsets([t.n_nodes for t in trees])
+        n_splits = [len(b.split_entry) for b in blocks]
+        split_offset = _offsets(n_splits)
+
+        def joined(parts: list[np.ndarray], dtype: type = np.int64) -> np.ndarray:
+            return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
+
+        local = [b.split_entry for b in blocks]
+        entry_split = joined(
+            [
+                np.where(b.entry_split >= 0, b.entry_split + so, -1)
+                for b, so in zip(blocks, split_offset, strict=True)
+            ]
+        )
+        later = _block_diag([b.later for b in blocks])
+        return cls(
+            blocks=tuple(blocks),
+            bases=tuple(bases),
+            n_benchmarks=n_benchmarks,
+            entry_offset=entry_offset,
+            split_entry=joined([s + eo for s, eo in zip(local, entry_offset, strict=True)]),
+            split_level=joined([t.entry_level[s] for t, s in zip(trees, local, strict=True)]),
+            split_cell=np.repeat(np.arange(len(blocks), dtype=np.int64), n_splits),
+            split_node=joined(
+                [t.entry_node[s] + no for t, s, no in zip(trees, local, node_offset, strict=True)]
+            ),
+            entry_split=entry_split,
+            before=sparse.csr_array(later.T),
+            later=later,
+            node_path=sparse.csr_array(_block_diag([t.node_path for t in trees])),
+            counts=(
+                np.concatenate([b.counts for b in blocks], 1) if blocks else np.zeros((n_judges, 0))
+            ),
+            loadings=(
+                np.concatenate([b.loadings for b in blocks])
+                if blocks
+                else np.zeros((0, len(TRAITS)))
+            ),
+            cell_items=(
+                np.stack([b.items for b in blocks], 1) if blocks else np.zeros((n_judges, 0))
+            ),
+        )
+
+    @property
+    def cells(self) -> list[tuple[int, int]]:
+        """(benchmark, label) of each cell."""
+        return [(b.benchmark, b.label) for b in self.blocks]
+
+    @property
+    def trees(self) -> list[PatternTree]:
+        """Pattern tree of each cell."""
+        return [b.tree for b in self.blocks]
+
+    @property
+    def leaf_features(self) -> list[np.ndarray]:
+        """Per cell, (K + 1, feature): the patterns' item features, then G0's mean."""
+        return [b.leaf_features for b in self.blocks]
+
+    @property
+    def n_splits(self) -> int:
+        """Binary splits of all cells."""
+        return len(self.split_entry)
+
+    def entries(self, cell: int) -> slice:
+        """Global entries of one cell."""
+        start = int(self.entry_offset[cell])
+        return slice(start, start + self.blocks[cell].tree.n_entries)
+
+    def structure(self) -> str:
+        """Digest of everything the PyMC graph is built from, apart from counts.
+
+        Two layouts with the same digest differ only in their pattern counts, items
+        per judge and trait loadings, which the model takes as data.
+        """
+        h = hashlib.sha256()
+        h.update(np.asarray([*self.counts.shape, self.n_benchmarks], np.int64).tobytes())
+        for part in (
+            self.split_level,
+            self.split_cell,
+            self.split_node,
+            self.entry_split,
+            self.before.indices,
+            self.before.indptr,
+            self.node_path.indices,
+            self.node_path.indptr,
+            np.asarray([b.benchmark for b in self.blocks], np.int64),
+        ):
+            h.update(np.asarray(part.shape, np.int64).tobytes())
+            h.update(np.ascontiguousarray(part, dtype=np.int64).tobytes())
+        return h.hexdigest()
+
+    def split_counts(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Items taking each split's child, and items going on to a later child."""
+        return counts[..., self.split_entry], counts @ self.later.T
+
+    def entry_log_prob(self, log_v, log_1mv, apply=None):
+        """Log within-node probability of every entry from split log probabilities.
+
+        Entry ``c_i`` of a node is "not ``c_1`` .. not ``c_(i-1)``, then ``c_i``" (its own
+        split is absent for the last child). ``apply(x, matrix)`` multiplies the last
+        axis of ``x`` by a sparse 0/1 matrix: :func:`apply_np` (the default) for
+        arrays, :func:`apply_pt` to build the PyTensor graph with the same code.
+        """
+        apply = apply or apply_np
+        has = (self.entry_split >= 0).astype(float)
+        own = has * log_v[..., np.maximum(self.entry_split, 0)]
+        return own + apply(log_1mv, self.before)
+
+    def split_mass(self, log_mu, log_1mmu, apply=None):
+        """Log probability, under the mean, of reaching each split's node.
+
+        A Dirichlet(kappa * mu) over patterns is the tree whose node concentrations are
+        kappa times the mean mass under the node; scaling each split's concentration by
+        its node's mass keeps a rarely reached split from getting as many pseudo-items
+        as the root.
+        """
+        apply = apply or apply_np
+        log_entry = self.entry_log_prob(log_mu, log_1mmu, apply)
+        return apply(log_entry, self.node_path)[..., self.split_node]
+
+
+def apply_np(x: np.ndarray, matrix: sparse.csr_array) -> np.ndarray:
+    """``x @ matrix.T`` over the last axis of an array, ``matrix`` sparse."""
+    flat = x.reshape(-1, x.shape[-1])
+    return np.asarray((matrix @ flat.T).T).reshape(*x.shape[:-1], matrix.shape[0])
+
+
+def apply_pt(x, matrix: sparse.csr_array):
+    """``x @ matrix.T`` for a PyTensor vector and a sparse 0/1 matrix, as a scatter-add.
+
+    A dense product would spend most of every gradient on zeros: each entry has a
+    few splits before it in its node, each node a few entries on its path.
+    """
+    import pytensor.tensor as pt
+
+    coo = matrix.tocoo()
+    return pt.inc_subtensor(pt.zeros(matrix.shape[0])[coo.row], x[coo.col])
+
+
+def build_layout(data: FitData, rare_per_judge: float) -> Layout:
+    """Flatten the pattern trees of every (benchmark, label) cell with items.
+
+    Parameters
+    ----------
+    data : FitData
+        The tally of the dataset.
+    rare_per_judge : float
+        A tree category seen on fewer than this many items per judge of the
+        benchmark is rare (see :func:`~judgestats.models.tree.pattern_tree`).
+
+    Returns
+    -------
+    Layout
+    """
+    blocks: list[CellBlock] = []
+    bases: list[BasePatterns] = []
+    for b, bt in enumerate(data.tally):
+        tree = pattern_tree(
+            bt.patterns, bt.counts.sum((0, 1)), rare_per_judge * len(bt.judges), novel=True
+        )
+        base = base_patterns(bt)
+        bases.append(base)
+        rows = [data.judges.index(j) for j in bt.judges]
+        blocks += [
+            cell_block(bt, b, li, tree, base, rows, len(data.judges))
+            for li, m in enumerate(bt.label_counts())
+            if m > 0
+        ]
+    return Layout.from_blocks(blocks, bases, len(data.judges), len(data.benchmarks))

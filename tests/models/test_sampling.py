@@ -1,0 +1,73 @@
+"""Compiled models are reused across fits of the same structure."""
+
+import numpy as np
+import pytest
+
+from judgestats.models import HierarchicalConfig, HierarchicalModel, sampling
+from judgestats.models.sampling import CompiledCache
+from judgestats.simulate import simulate, small_cohort
+from judgestats.testing import swap_verdicts
+
+TINY = HierarchicalConfig(draws=60, tune=60)
+
+
+class FakeCompiled:
+    """Stands for a compiled nutpie model: records the data it was filled with."""
+
+    def __init__(self, model):
+        self.model, self.data = model, None
+
+    def with_data(self, **data):
+        out = FakeCompiled(self.model)
+        out.data = data
+        return out
+
+
+@pytest.fixture
+def compilations(monkeypatch):
+    """Count calls of nutpie's compiler; the process cache replaced by an empty one."""
+    import nutpie
+
+    calls = []
+    real = nutpie.compile_pymc_model
+
+    def counting(model, **kwargs):
+        calls.append(model)
+        return real(model, **kwargs)
+
+    monkeypatch.setattr(nutpie, "compile_pymc_model", counting)
+    monkeypatch.setattr(sampling, "compiled_models", CompiledCache(2))
+    return calls
+
+
+def test_cache_is_bounded_and_fills_cached_models_with_new_data(monkeypatch):
+    import nutpie
+
+    monkeypatch.setattr(nutpie, "compile_pymc_model", lambda model, **kw: FakeCompiled(model))
+    cache = CompiledCache(2)
+    first, seconds = cache.get("m1", "a", {"x": 1})
+    assert first.model == "m1" and first.data is None and seconds >= 0
+    again, seconds = cache.get("m2", "a", {"x": 2})
+    assert again.model == "m1" and again.data == {"x": 2} and seconds == 0.0
+    cache.get("m3", "b", {})
+    cache.get("m4", "c", {})  # drops "a", the least recently used
+    assert len(cache) == 2
+    assert cache.get("m5", "a", {})[0].model == "m5"
+
+
+@pytest.mark.slow
+def test_same_structure_fit_does_not_compile_and_matches_a_fresh_compile(compilations):
+    ds = simulate(small_cohort(), random_seed=0, scale=0.1).dataset
+    other = swap_verdicts(ds)
+    HierarchicalModel(TINY).fit(ds, random_seed=3)
+    assert len(compilations) == 1
+    reused = HierarchicalModel(TINY).fit(other, random_seed=3)
+    assert len(compilations) == 1
+    assert reused["sample_stats"].attrs["compile_time"] == 0.0
+    sampling.compiled_models.clear()
+    fresh = HierarchicalModel(TINY).fit(other, random_seed=3)
+    assert len(compilations) == 2
+    for name in ("kappa", "test_retest", "trait_spread"):
+        np.testing.assert_array_equal(
+            reused["posterior"][name].values, fresh["posterior"][name].values
+        )
