@@ -2,8 +2,9 @@
 
 Run: ``.venv/bin/python benchmarks/bench_recompile.py [--scale 0.1] [--draws 1000]``
 
-In one process, fits the hierarchical tier on a simulated cohort (compiling its
-model), then on a dataset of the same structure with other counts (two judges'
+In one process, fits the hierarchical tier on a simulated cohort with the counts as
+constants (the default) and with ``reuse_compiled`` (the counts as ``pm.Data``;
+both compile), then on a dataset of the same structure with other counts (two judges'
 verdicts swapped on half of the items: the same pattern trees), then on new
 simulations of the cohort (other seeds: the same judges and benchmarks, but the
 pattern trees can differ, and then the model compiles again). Prints compile and
@@ -43,14 +44,16 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=6, help="structures counted")
     args = parser.parse_args()
     cohort = small_cohort() if args.cohort == "small" else seed002_cohort()
-    cfg = HierarchicalConfig(draws=args.draws, tune=args.tune)
+    cfg = HierarchicalConfig(draws=args.draws, tune=args.tune, reuse_compiled=True)
+    constants = HierarchicalConfig(draws=args.draws, tune=args.tune)
     ds = simulate(cohort, random_seed=0, scale=args.scale).dataset
     print(
         f"cohort {args.cohort} x {args.scale}: {ds.sizes['judge']} judges, {ds.sizes['item']} items"
     )
     head = f"fit (2 chains x {args.draws} draws)"
     print(f"{head:<44s} {'compile':>8s} {'sampling':>9s} {'other':>7s} {'total':>7s}  (s)")
-    first = fit("first fit (compiles)", ds, cfg, 1)
+    fit("first fit, counts as constants (the default)", ds, constants, 1)
+    first = fit("first fit, counts as data (compiles)", ds, cfg, 1)
     again = fit("same structure, other counts (reused)", swap_verdicts(ds), cfg, 1)
     fit(
         "new simulation, seed 1 (reused if same trees)",

@@ -63,14 +63,25 @@ def test_structure_ignores_counts_and_sees_the_trees(cohort, layout):
 
 
 def test_the_model_takes_counts_as_data(cohort):
-    cfg = HierarchicalConfig()
+    cfg = HierarchicalConfig(reuse_compiled=True)
     first = build_pymc_model(FitData.from_data(cohort), cfg)
     second = build_pymc_model(FitData.from_data(swap_verdicts(cohort)), cfg)
     assert first.structure == second.structure
     assert (
-        build_pymc_model(FitData.from_data(cohort), HierarchicalConfig(prior_scale=2)).structure
+        build_pymc_model(
+            FitData.from_data(cohort), HierarchicalConfig(prior_scale=2, reuse_compiled=True)
+        ).structure
         != first.structure
     )
     names = {v.name for v in first.model.data_vars}
     assert names == set(count_data(first.layout))
     assert any(not np.array_equal(first.data[n], second.data[n]) for n in names)
+
+
+def test_by_default_the_counts_are_constants_and_part_of_the_structure(cohort):
+    first = build_pymc_model(FitData.from_data(cohort), HierarchicalConfig())
+    second = build_pymc_model(FitData.from_data(swap_verdicts(cohort)), HierarchicalConfig())
+    assert not first.model.data_vars and first.data == {}
+    assert first.structure != second.structure
+    again = build_pymc_model(FitData.from_data(cohort), HierarchicalConfig())
+    assert again.structure == first.structure

@@ -8,7 +8,7 @@ from judgestats.models.sampling import CompiledCache
 from judgestats.simulate import simulate, small_cohort
 from judgestats.testing import swap_verdicts
 
-TINY = HierarchicalConfig(draws=60, tune=60)
+TINY = HierarchicalConfig(draws=60, tune=60, reuse_compiled=True)
 
 
 class FakeCompiled:
@@ -71,3 +71,14 @@ def test_same_structure_fit_does_not_compile_and_matches_a_fresh_compile(compila
         np.testing.assert_array_equal(
             reused["posterior"][name].values, fresh["posterior"][name].values
         )
+
+
+@pytest.mark.slow
+def test_without_reuse_new_counts_compile_and_the_same_counts_do_not(compilations):
+    cfg = HierarchicalConfig(draws=60, tune=60)
+    ds = simulate(small_cohort(), random_seed=0, scale=0.1).dataset
+    HierarchicalModel(cfg).fit(ds, random_seed=3)
+    HierarchicalModel(cfg).fit(ds, random_seed=4)
+    assert len(compilations) == 1
+    HierarchicalModel(cfg).fit(swap_verdicts(ds), random_seed=3)
+    assert len(compilations) == 2

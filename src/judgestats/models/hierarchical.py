@@ -87,13 +87,14 @@ posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
 Where the code lives: :mod:`judgestats.models.layout` flattens the trees into
 splits, this module builds the PyMC model from them (:func:`build_pymc_model`),
 :mod:`judgestats.models.sampling` samples it with nutpie (compiled once per
-structure: a refit with new counts and the same pattern trees does not compile
-again) and :mod:`judgestats.models.conditionals` turns the draws into item
-features.
+model; with ``reuse_compiled``, once per structure: a refit with new counts and the
+same pattern trees does not compile again) and
+:mod:`judgestats.models.conditionals` turns the draws into item features.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,6 +155,14 @@ class HierarchicalConfig:
         (``trait_sigma``, ``log_kappa_sigma`` and ``log_kappa_spread``): 0.5 and 2
         show how much the posterior depends on them (``fit --prior-scale``;
         ``benchmarks/bench_prior_sensitivity.py``).
+    reuse_compiled : bool, default False
+        Take every count as ``pm.Data``, so that a later fit of the same structure
+        (same judges, benchmarks and pattern trees, other counts) reuses the compiled
+        sampler instead of compiling again. Compiling such a model takes about twice
+        as long as one with the counts as constants (``benchmarks/bench_recompile.py``),
+        and replicates of a simulation rarely share their pattern trees, so this pays
+        only for repeated fits of one structure. Without it, a fit of the same counts
+        and priors (another seed or number of draws) still reuses the compiled model.
     """
 
     draws: int = 1000
@@ -169,6 +178,7 @@ class HierarchicalConfig:
     cores: int = 2
     prior: float = DEFAULT_CONCENTRATION
     prior_scale: float = 1.0
+    reuse_compiled: bool = False
 
     def __post_init__(self) -> None:
         if not (self.prior_scale > 0 and np.isfinite(self.prior_scale)):
@@ -238,8 +248,8 @@ def _log_rising(x, name: str, data: dict[str, Any]):
     ``log(x + i)``, ``i < k``, which costs less than two log-gamma functions and their
     digammas in the gradient; larger counts use log-gamma. Most (judge, split) counts
     are small, so this halves the work per gradient. ``data`` holds the pairs and
-    counts of :func:`_rising_data` as ``pm.Data`` (so that new counts of the same
-    structure reuse the compiled model), gathered once per kind: every gather with
+    counts of :func:`_rising_data` (``pm.Data`` when new counts of the same structure
+    are to reuse the compiled model), gathered once per kind: every gather with
     data indices adds to the compile time.
     """
     import pytensor.tensor as pt
@@ -291,7 +301,8 @@ class BuiltModel:
     model : pymc.Model
     layout : Layout
     data : dict of str to ndarray
-        The values of the model's ``pm.Data`` (:func:`count_data`).
+        The values of the model's ``pm.Data`` (:func:`count_data`); empty unless
+        ``HierarchicalConfig.reuse_compiled``, when the counts are constants.
     structure : str
         Digest of everything else the model is built from: models with the same
         structure share one compiled sampler.
@@ -335,8 +346,9 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
         deterministic ``trait``) and the pooling concentrations (deterministic
         ``log_kappa``); the likelihood is one potential summing a beta-binomial term
         per judge and split with items, i.e. the Dirichlet-multinomial of the tree
-        with ``theta`` integrated out. Everything taken from the counts is
-        ``pm.Data`` (:func:`count_data`).
+        with ``theta`` integrated out. Everything taken from the counts
+        (:func:`count_data`) is ``pm.Data`` with ``config.reuse_compiled``, constants
+        otherwise.
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -344,7 +356,10 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
     lay = build_layout(data, config.rare_per_judge)
     values = count_data(lay)
     with pm.Model() as model:
-        d = {name: pm.Data(name, value) for name, value in values.items()}
+        if config.reuse_compiled:  # counts swapped into the compiled model
+            d = {name: pm.Data(name, value) for name, value in values.items()}
+        else:  # counts as constants, folded into the graph: compiles about twice as fast
+            d = {name: pt.as_tensor_variable(value) for name, value in values.items()}
         eta = pm.Normal("eta", 0.0, config.eta_sigma, shape=lay.n_splits)
         cell_benchmark = np.asarray([b for b, _ in lay.cells], dtype=np.int64)
         scale = config.prior_scale
@@ -383,14 +398,22 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
             _log_rising(a, "succ", d) + _log_rising(b, "rest", d) - _log_rising(a + b, "total", d)
         )
         pm.Potential("dirichlet_multinomial", log_lik)
-    return BuiltModel(model, lay, values, f"{lay.structure()}:{_prior_key(config)}")
+    structure = f"{lay.structure()}:{_prior_key(config)}"
+    if not config.reuse_compiled:  # the counts are part of the graph
+        digest = hashlib.sha256(
+            b"".join(np.ascontiguousarray(v).tobytes() for v in values.values())
+        )
+        structure = f"{structure}:{digest.hexdigest()}"
+        values = {}
+    return BuiltModel(model, lay, values, structure)
 
 
 class HierarchicalModel(JudgeModel):
     """Hierarchical-tier posterior of every metric (PyMC, sampled with nutpie).
 
-    Repeated fits of the same structure (same judges, benchmarks and pattern trees;
-    new counts) reuse the compiled sampler (:mod:`judgestats.models.sampling`).
+    A fit of a model compiled before in the process reuses the compiled sampler
+    (:mod:`judgestats.models.sampling`); with ``HierarchicalConfig.reuse_compiled``,
+    so does a fit of the same structure with new counts.
 
     Parameters
     ----------

@@ -1,11 +1,12 @@
 """Sampling the hierarchical tier with nutpie, compiling each model structure once.
 
 Compilation dominates small models (about 15 s against 3 s of sampling for a
-63-cell cohort). A fit of the same structure (same judges, benchmarks and pattern
-trees, new counts: a new run of the same judges, a replicate in a calibration
-study) reuses the compiled model of an earlier fit in the same process, with the
-counts swapped in through nutpie's ``with_data``; the model takes every count as
-``pm.Data`` (:func:`judgestats.models.hierarchical.count_data`). The cache is
+63-cell cohort). A fit of a model compiled before in the same process (the same
+counts and priors, another seed or number of draws) reuses it. With
+``HierarchicalConfig.reuse_compiled`` the model takes every count as ``pm.Data``
+(:func:`judgestats.models.hierarchical.count_data`), and a fit of the same
+structure (same judges, benchmarks and pattern trees, new counts) reuses the
+compiled model with the counts swapped in through nutpie's ``with_data``. The cache is
 bounded (:data:`CACHE_SIZE` structures, least recently used dropped).
 
 Seeds are turned into nutpie's seed as ``pymc.sample`` does, so a fit gives the
@@ -79,7 +80,7 @@ class CompiledCache:
         structure : str
             Digest of everything the model's graph is built from, apart from data.
         data : dict of str to ndarray
-            Values of the model's ``pm.Data``.
+            Values of the model's ``pm.Data`` (none when its counts are constants).
 
         Returns
         -------
@@ -92,7 +93,7 @@ class CompiledCache:
         compiled = self._models.get(structure)
         if compiled is not None:
             self._models.move_to_end(structure)
-            return compiled.with_data(**data), 0.0
+            return (compiled.with_data(**data) if data else compiled), 0.0
         start = time.perf_counter()
         compiled = nutpie.compile_pymc_model(model, backend="numba")
         seconds = time.perf_counter() - start
