@@ -80,3 +80,19 @@ def test_bad_partitions_exit_2(value):
     code, _, err = cli("metrics", str(DEMO), "--engine", "dask", "--partitions", value)
     assert code == 2
     assert f"--partitions {value}: must be at least 1" in err
+
+
+def test_import_beyond_memory_exit_2_naming_the_size(client, tmp_path, monkeypatch):
+    from judgestats.io import _assemble
+
+    ds = js.read_logs(DEMO).dataset
+    cells = int(ds["verdict"].size)
+    monkeypatch.setattr(_assemble, "MAX_CELLS", cells - 1)  # each partition still fits
+    out = tmp_path / "x.nc"
+    code, _, err = cli(
+        "import", str(DEMO), "-o", str(out), "--engine", "dask",
+        "--scheduler", client.scheduler.address, "--partitions", "4",
+    )  # fmt: skip
+    assert code == 2
+    assert f"= {cells:,} cells, more than fit in memory here" in err
+    assert not out.exists()

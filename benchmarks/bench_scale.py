@@ -1,0 +1,322 @@
+"""Cost of every stage at 1x and 10x the seed-002 cohort, measured in one run.
+
+Run: ``.venv/bin/python benchmarks/bench_scale.py [--scale 1,10] [--quick]``
+
+The cohort is the simulated 21-judge, 3-benchmark seed-002 cohort
+(:func:`judgestats.simulate.seed002_cohort`, about 595,770 judgments at 1x); a scale
+multiplies its items. Its long table (:func:`judgestats.simulate.judgments_table`)
+is written as a folder of Parquet files, one per judge. Each stage then runs in a
+fresh process, so that its peak resident memory is its own:
+
+* pyarrow's bare read of the folder, and ``read_logs`` of it (the ratio);
+* ``read_logs_dask`` of it (a cluster in the process, the tally only);
+* ``tally``, closed-form metrics (``compute_metrics``, 2,000 item resamples),
+  the exact tier, and the hierarchical tier with its compilation and its sampling
+  timed apart (max R-hat and min bulk ESS over the sampled parameters);
+* the whole ``report`` (hierarchical, ``--engine dask``) and ``report --fast``;
+* at the first scale, a 5% item subsample fitted by the per-judgment PyMC model of
+  ``bench_models.py`` and by the counts model, with the same draws (the ratio).
+
+``--quick`` is a smoke run: small scales, few draws and resamples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+#: Share of the cohort's items in the per-judgment comparison.
+SUBSAMPLE = 0.05
+
+
+# --------------------------------------------------------------------------- children
+
+
+def _peak() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _load(work: Path):
+    import judgestats as js
+
+    return js.load(work / "data.nc")
+
+
+def _config(args):
+    from judgestats.models import HierarchicalConfig
+
+    return HierarchicalConfig(draws=args.draws, tune=args.tune)
+
+
+def _subsample(ds, seed: int = 5):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    keep = np.sort(rng.choice(ds.sizes["item"], int(SUBSAMPLE * ds.sizes["item"]), replace=False))
+    return ds.isel(item=keep)
+
+
+def _stage_arrow(args, work):
+    import pyarrow.parquet as pq
+
+    start = time.perf_counter()
+    n = len(pq.read_table(work / "logs").to_pandas())
+    return {"seconds": time.perf_counter() - start, "rows": n}
+
+
+def _stage_import(args, work):
+    import judgestats as js
+
+    start = time.perf_counter()
+    ds, report = js.read_logs(work / "logs")
+    out = {"seconds": time.perf_counter() - start, "read": report.read}
+    js.save(ds, work / "data.nc")
+    return out
+
+
+def _stage_import_dask(args, work):
+    from judgestats.engine import read_logs_dask
+
+    start = time.perf_counter()
+    result = read_logs_dask(work / "logs", dense=False)
+    return {"seconds": time.perf_counter() - start, "read": result.report.read}
+
+
+def _stage_tally(args, work):
+    from judgestats.tally import tally
+
+    ds = _load(work)
+    start = time.perf_counter()
+    t = tally(ds)
+    patterns = sum(len(b.patterns) for b in t)
+    return {"seconds": time.perf_counter() - start, "patterns": patterns}
+
+
+def _stage_metrics(args, work):
+    import judgestats as js
+
+    ds = _load(work)
+    start = time.perf_counter()
+    js.compute_metrics(ds, n_resamples=args.resamples, random_seed=0)
+    return {"seconds": time.perf_counter() - start}
+
+
+def _stage_exact(args, work):
+    from judgestats.models import ExactModel
+    from judgestats.tally import tally
+
+    t = tally(_load(work))
+    start = time.perf_counter()
+    ExactModel().fit(t, random_seed=0)
+    return {"seconds": time.perf_counter() - start}
+
+
+def _sample_counts_model(fit_data, cfg):
+    """Compile and sample the hierarchical tier's PyMC model, timed apart."""
+    import arviz_stats as azs
+    import nutpie
+
+    from judgestats.models.hierarchical import build_pymc_model
+
+    start = time.perf_counter()
+    compiled = nutpie.compile_pymc_model(build_pymc_model(fit_data, cfg))
+    compile_s = time.perf_counter() - start
+    start = time.perf_counter()
+    tree = nutpie.sample(
+        compiled,
+        draws=cfg.draws,
+        tune=cfg.tune,
+        chains=cfg.chains,
+        cores=cfg.cores,
+        seed=0,
+        progress_bar=False,
+    )
+    sample_s = time.perf_counter() - start
+    post = tree["posterior"].to_dataset()
+    rhat = max(float(v.max()) for v in azs.rhat(post).data_vars.values())
+    ess = min(float(v.min()) for v in azs.ess(post, method="bulk").data_vars.values())
+    return {"compile": compile_s, "sample": sample_s, "rhat": rhat, "ess": ess}
+
+
+def _stage_hier(args, work):
+    from judgestats.models.base import FitData
+    from judgestats.tally import tally
+
+    data = FitData.from_data(tally(_load(work)))
+    start = time.perf_counter()
+    out = _sample_counts_model(data, _config(args))
+    return {"seconds": time.perf_counter() - start, **out}
+
+
+def _report(args, work, *extra):
+    from judgestats.cli import main
+
+    start = time.perf_counter()
+    code = main(
+        [
+            "report",
+            str(work / "logs"),
+            "-o",
+            str(work / "report"),
+            "--engine",
+            "dask",
+            "--draws",
+            str(args.draws),
+            "--tune",
+            str(args.tune),
+            *extra,
+        ]
+    )
+    return {"seconds": time.perf_counter() - start, "status": code}
+
+
+def _stage_report(args, work):
+    return _report(args, work)
+
+
+def _stage_report_fast(args, work):
+    return _report(args, work, "--fast")
+
+
+def _stage_per_judgment(args, work):
+    sys.path.insert(0, str(HERE))
+    from bench_models import per_judgment_fit
+
+    sub = _subsample(_load(work))
+    start = time.perf_counter()
+    per_judgment_fit(sub, args.draws, args.tune, 1)
+    return {"seconds": time.perf_counter() - start, "judgments": int((sub["verdict"] >= 0).sum())}
+
+
+def _stage_counts_sub(args, work):
+    from judgestats.models import HierarchicalModel
+    from judgestats.tally import tally
+
+    sub = _subsample(_load(work))
+    start = time.perf_counter()
+    HierarchicalModel(_config(args)).fit(tally(sub), random_seed=1)
+    return {"seconds": time.perf_counter() - start}
+
+
+STAGES = {
+    "arrow": ("pyarrow read_table + to_pandas", _stage_arrow),
+    "import": ("import (read_logs, in memory)", _stage_import),
+    "import-dask": ("import (read_logs_dask, tally)", _stage_import_dask),
+    "tally": ("tally", _stage_tally),
+    "metrics": ("closed-form metrics", _stage_metrics),
+    "exact": ("exact tier", _stage_exact),
+    "hier": ("hierarchical tier", _stage_hier),
+    "report-fast": ("report --fast --engine dask", _stage_report_fast),
+    "report": ("report --engine dask (hierarchical)", _stage_report),
+    "per-judgment": ("per-judgment model, 5% subsample", _stage_per_judgment),
+    "counts-sub": ("counts model, same 5% subsample", _stage_counts_sub),
+}
+
+
+# --------------------------------------------------------------------------- parent
+
+
+def write_cohort(folder: Path, scale: float) -> int:
+    """Write the scaled cohort's long table, one Parquet file per judge; return its rows."""
+    from judgestats.simulate import judgments_table, seed002_cohort, simulate
+
+    table = judgments_table(simulate(seed002_cohort(), random_seed=0, scale=scale).dataset)
+    folder.mkdir(parents=True)
+    for k, (_, part) in enumerate(table.groupby("judge", sort=False, observed=True)):
+        part.to_parquet(folder / f"judge{k:02d}.parquet", index=False)
+    return len(table)
+
+
+def run_stage(name: str, args, work: Path) -> dict:
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        name,
+        "--work",
+        str(work),
+        "--draws",
+        str(args.draws),
+        "--tune",
+        str(args.tune),
+        "--resamples",
+        str(args.resamples),
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"stage {name} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _row(label: str, res: dict, extra: str = "") -> str:
+    return f"  {label:<40s} {res['seconds']:8.2f} s {res['peak'] / 2**30:6.2f} GiB  {extra}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", default="1,10", help="comma-separated cohort scales (1,10)")
+    parser.add_argument("--quick", action="store_true", help="smoke run: small and short")
+    parser.add_argument("--draws", type=int, default=1000, help="draws per chain (1000)")
+    parser.add_argument("--tune", type=int, default=400, help="tuning steps per chain (400)")
+    parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
+    parser.add_argument("--child", choices=list(STAGES), help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        res = STAGES[args.child][1](args, args.work)
+        print(json.dumps({**res, "peak": _peak()}))
+        return 0
+    if args.quick:
+        args.scale, args.draws, args.tune, args.resamples = "0.02,0.2", 50, 50, 50
+    scales = [float(s) for s in args.scale.split(",")]
+    whole: dict[float, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, scale in enumerate(scales):
+            work = Path(tmp) / f"x{scale:g}"
+            rows = write_cohort(work / "logs", scale)
+            print(f"scale {scale:g}x: {rows:,} judgments, {len(list((work / 'logs').iterdir()))}"
+                  " Parquet files", flush=True)  # fmt: skip
+            res = {}
+            names = [n for n in STAGES if k == 0 or n not in ("per-judgment", "counts-sub")]
+            for name in names:
+                res[name] = run_stage(name, args, work)
+                label, _ = STAGES[name]
+                extra = ""
+                if name == "import":
+                    extra = f"{res[name]['seconds'] / res['arrow']['seconds']:.1f}x pyarrow"
+                elif name == "tally":
+                    extra = f"{res[name]['patterns']} patterns"
+                elif name == "hier":
+                    h = res[name]
+                    extra = (
+                        f"compile {h['compile']:.1f} s, sampling {h['sample']:.1f} s,"
+                        f" max R-hat {h['rhat']:.3f}, min bulk ESS {h['ess']:.0f}"
+                    )
+                elif name == "counts-sub":
+                    ratio = res["per-judgment"]["seconds"] / res[name]["seconds"]
+                    extra = f"per-judgment / counts {ratio:.1f}x"
+                elif name == "per-judgment":
+                    extra = f"{res[name]['judgments']:,} judgments"
+                print(_row(label, res[name], extra), flush=True)
+            whole[scale] = res["report"]["seconds"]
+        if len(scales) > 1:
+            base = scales[0]
+            for scale in scales[1:]:
+                print(
+                    f"whole report {scale:g}x / {base:g}x: {whole[scale] / whole[base]:.2f}"
+                    " (goal <= 2)"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
