@@ -88,6 +88,7 @@ def test_real_pandalm_logs(client):
 REPETITION = SHARED / "position_bias" / "judgment_data" / "data_MTBench_repetition"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not REPETITION.is_dir(), reason="shared position-bias logs absent")
 def test_real_replicate_folders(client):
     """Replicate runs numbered from paths, companion files passed over, across partitions."""

@@ -48,6 +48,7 @@ def test_metrics_json_equal(client):
     assert json.loads(dask) == json.loads(mem)
 
 
+@pytest.mark.slow
 def test_report_fast(client, tmp_path):
     code, out, err = cli(
         "report", str(DEMO), "-o", str(tmp_path / "r"), "--fast", "--draws", "50",
@@ -67,7 +68,10 @@ def test_without_dask_exit_2_saying_how(tmp_path, monkeypatch):
     assert not (tmp_path / "x.nc").exists()
 
 
-def test_unreachable_scheduler_exit_2(tmp_path):
+def test_unreachable_scheduler_exit_2(monkeypatch):
+    from judgestats.engine import cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "1s")
     code, _, err = cli(
         "metrics", str(DEMO), "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9",
     )  # fmt: skip

@@ -19,6 +19,8 @@ __all__ = ["INSTALL_HINT", "DaskMissingError", "connect", "require_dask"]
 INSTALL_HINT = "pip install judgestats[dask]"
 #: The environment variable (dask's own convention) naming a scheduler to connect to.
 SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
+#: How long to wait for a scheduler before saying it cannot be reached.
+CONNECT_TIMEOUT = "10s"
 
 
 class DaskMissingError(JudgestatsError, ImportError):
@@ -65,7 +67,7 @@ def connect(scheduler: Any = None) -> Iterator[Any]:
     address = scheduler or os.environ.get(SCHEDULER_ENV) or None
     if address:
         try:
-            client = distributed.Client(address, timeout="10s")
+            client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
         except OSError as exc:
             raise JudgestatsError(
                 f"cannot reach the dask scheduler at {address} ({exc}); start it (dask"

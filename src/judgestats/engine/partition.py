@@ -132,7 +132,7 @@ def first_seen(values: pd.Series, key: np.ndarray) -> pd.Series:
     c, k = codes[present][order], key[present][order]
     first = np.ones(len(c), dtype=bool)
     first[1:] = c[1:] != c[:-1]
-    names = values_of(uniques)[c[first]]
+    names = values_of(uniques[c[first]])
     return pd.Series(k[first], index=pd.Index(names, dtype=object), dtype=np.int64)
 
 
