@@ -83,6 +83,10 @@ def test_real_pandalm_logs(client):
     want = js.read_logs(SHARED / "pandalm")
     got = read_logs_dask(SHARED / "pandalm", scheduler=client, npartitions=4, dense=True)
     assert_same_read(got, want)
+    have = js.compute_metrics(got.dataset, interval="none").data["value"].values
+    np.testing.assert_array_equal(
+        have, js.compute_metrics(want.dataset, interval="none").data["value"].values
+    )
 
 
 REPETITION = SHARED / "position_bias" / "judgment_data" / "data_MTBench_repetition"
