@@ -263,7 +263,7 @@ def _row(label: str, res: dict, extra: str = "") -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", default="1,10", help="comma-separated cohort scales (1,10)")
+    parser.add_argument("--scale", help="comma-separated cohort scales (1,10; --quick 0.02,0.2)")
     parser.add_argument("--quick", action="store_true", help="smoke run: small and short")
     parser.add_argument("--draws", type=int, default=1000, help="draws per chain (1000)")
     parser.add_argument("--tune", type=int, default=400, help="tuning steps per chain (400)")
@@ -276,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({**res, "peak": _peak()}))
         return 0
     if args.quick:
-        args.scale, args.draws, args.tune, args.resamples = "0.02,0.2", 50, 50, 50
+        args.draws, args.tune, args.resamples = 50, 50, 50
+    args.scale = args.scale or ("0.02,0.2" if args.quick else "1,10")
     scales = [float(s) for s in args.scale.split(",")]
     whole: dict[float, float] = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -271,10 +271,12 @@ def read_logs_dask(
             for path, explicit in files
         ]
         summaries = client.gather([client.submit(_summarise, g) for g in got])
-        read = [(g, s) for g, s in zip(got, summaries, strict=True) if isinstance(s, _Summary)]
+        # the parsed files stay on the workers, and only until they are split
+        pending = [g for g, s in zip(got, summaries, strict=True) if isinstance(s, _Summary)]
+        read = [s for s in summaries if isinstance(s, _Summary)]
         notes += [s for s in summaries if isinstance(s, Reject)]
         del got, summaries
-        stubs = [_stub(s) for _, s in read]
+        stubs = [_stub(s) for s in read]
         numbered = replicate_runs(stubs, run_pattern)
         splits = [
             client.submit(
@@ -287,8 +289,9 @@ def read_logs_dask(
                 n,
                 index,
             )
-            for index, ((g, _), old, new) in enumerate(zip(read, stubs, numbered, strict=True))
+            for index, (g, old, new) in enumerate(zip(pending, stubs, numbered, strict=True))
         ]
+        del pending
         parts = [
             client.submit(
                 _assemble_partition, [client.submit(_take, s, k) for s in splits], aliases
@@ -297,7 +300,7 @@ def read_logs_dask(
         ]
         del splits
         small: list[_Small] = client.gather([client.submit(_small, p) for p in parts])
-        files_read = [s.file for _, s in read]
+        files_read = [s.file for s in read]
         report = merge_reports([s.report for s in small], files_read)
         report = explain_conflicts(report, files_read)
         axes = Axes.union(
@@ -318,7 +321,7 @@ def read_logs_dask(
             raise LogFormatError(_too_big(result))
         if want:
             pieces = client.gather([client.submit(_dense_partition, p, axes) for p in parts])
-            sources = [{"file": s.file, "format": s.format} for _, s in read]
+            sources = [{"file": s.file, "format": s.format} for s in read]
             result = replace(result, dataset=_dense(pieces, items, report, sources))
     return result
 
