@@ -99,3 +99,11 @@ def test_real_replicate_folders(client):
     want = js.read_logs(REPETITION)
     got = read_logs_dask(REPETITION, scheduler=client, npartitions=3, dense=True)
     assert_same_read(got, want)
+
+
+def test_nothing_importable_equals_in_memory(client, tmp_path):
+    (tmp_path / "x.txt").write_text("hello\n")
+    (tmp_path / "bad.csv").write_text("judge,item,benchmark,order,run,verdict\nj,q,b,AB,zz,A\n")
+    want = js.read_logs(tmp_path)
+    assert want.report.imported == 0
+    assert_same_read(read_logs_dask(tmp_path, scheduler=client, npartitions=3), want)
