@@ -137,6 +137,7 @@ def _sample_counts_model(fit_data, cfg):
         tune=cfg.tune,
         chains=cfg.chains,
         cores=cfg.cores,
+        target_accept=cfg.target_accept,
         seed=0,
         progress_bar=False,
     )
