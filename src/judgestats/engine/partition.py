@@ -23,8 +23,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from judgestats.io._assemble import Parsed
-from judgestats.io._codes import codes_of, values_of
+from judgestats.io import Parsed
+from judgestats.io.kit import codes_of, values_of
 
 __all__ = ["FirstSeen", "Part", "first_seen", "merge_first", "partition_of", "split_parsed"]
 

@@ -43,8 +43,7 @@ from judgestats.engine.cluster import connect
 from judgestats.engine.merge import Axes, align, item_table, merge_reports, merge_tallies
 from judgestats.engine.partition import Part, merge_first, split_parsed
 from judgestats.errors import LogFormatError
-from judgestats.io import _assemble
-from judgestats.io._assemble import Parsed, assemble
+from judgestats.io import Parsed, assemble, max_cells
 from judgestats.io.label_kinds import infer_label_kinds
 from judgestats.io.registry import Importer, plan_read, read_file
 from judgestats.io.replicates import explain_conflicts, replicate_runs
@@ -228,7 +227,7 @@ def read_logs_dask(
     dense : bool or "auto", default "auto"
         Also gather the dense Judgments dataset: always, never, or when its
         ``verdict`` array fits the in-memory limit
-        (:data:`judgestats.io._assemble.MAX_CELLS`).
+        (:func:`judgestats.io.max_cells`).
     format, aliases, strict, run_pattern, label_kinds, importers, **options
         As in :func:`judgestats.read_logs`.
 
@@ -316,8 +315,8 @@ def read_logs_dask(
         )
         tallies = client.gather([client.submit(_tally_partition, p, axes) for p in parts])
         result = DaskRead(merge_tallies(tallies, axes, items), report, items, axes)
-        want = dense is True or (dense == "auto" and result.cells <= _assemble.MAX_CELLS)
-        if dense is True and result.cells > _assemble.MAX_CELLS:
+        want = dense is True or (dense == "auto" and result.cells <= max_cells())
+        if dense is True and result.cells > max_cells():
             raise LogFormatError(_too_big(result))
         if want:
             pieces = client.gather([client.submit(_dense_partition, p, axes) for p in parts])
@@ -341,7 +340,7 @@ def _too_big(result: DaskRead) -> str:
     return (
         f"the dense dataset would be {len(a.judges)} judges x {result.items.sizes['item']} items"
         f" x {len(a.orders)} orders x {a.runs} runs = {result.cells:,} cells, more than fit in"
-        f" memory here ({_assemble.MAX_CELLS:,}); use the tally (read_logs_dask(...,"
+        f" memory here ({max_cells():,}); use the tally (read_logs_dask(...,"
         " dense=False).tally), or read fewer logs at a time"
     )
 
