@@ -95,7 +95,6 @@ class _Summary:
 
     file: str
     format: str
-    has_judgments: bool
     runs: tuple[int, ...]
 
 
@@ -103,7 +102,7 @@ def _summarise(got: Parsed | Reject) -> _Summary | Reject:
     if isinstance(got, Reject):
         return got
     runs = sorted(set(got.judgments["run"].astype(int).tolist())) if len(got.judgments) else []
-    return _Summary(got.file, got.format, not got.judgments.empty, tuple(runs))
+    return _Summary(got.file, got.format, tuple(runs))
 
 
 def _stub(s: _Summary) -> Parsed:
@@ -183,7 +182,7 @@ def _dense_partition(p: _Partition, axes: Axes) -> xr.Dataset:
     return align(p.dataset, axes)
 
 
-def _merge_items(small: Sequence[_Small], axes: Axes) -> tuple[xr.Dataset, pd.Series]:
+def _merge_items(small: Sequence[_Small], axes: Axes) -> xr.Dataset:
     """Return the item tables of all partitions on the dataset-wide raters, in order."""
     tables = [
         s.table.reindex(rater=list(axes.raters), fill_value=-1).astype({"human": "int8"})
@@ -194,7 +193,7 @@ def _merge_items(small: Sequence[_Small], axes: Axes) -> tuple[xr.Dataset, pd.Se
     order = first.reindex(table["item"].values.astype(object)).to_numpy().argsort(kind="stable")
     table = table.isel(item=order)
     table["rater"] = table["rater"].astype(str)
-    return table, first
+    return table
 
 
 def read_logs_dask(
@@ -308,7 +307,7 @@ def read_logs_dask(
             max((s.runs for s in small), default=1),
             merge_first([s.raters for s in small]),
         )
-        items, _ = _merge_items(small, axes)
+        items = _merge_items(small, axes)
         items, kind_notes = infer_label_kinds(items, label_kinds)
         report = ImportReport(
             report.files, report.rejects, report.notes + tuple(notes) + kind_notes
