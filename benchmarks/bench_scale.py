@@ -208,19 +208,28 @@ def _stage_counts_sub(args, work):
     return {"seconds": time.perf_counter() - start}
 
 
+def _stage_write(args, work):
+    return {"seconds": 0.0, "rows": write_cohort(work / "logs", args.scale_of)}
+
+
 STAGES = {
+    "write": ("simulate and write the cohort", _stage_write),
     "arrow": ("pyarrow read_table + to_pandas", _stage_arrow),
     "import": ("import (read_logs, in memory)", _stage_import),
     "import-dask": ("import (read_logs_dask, tally)", _stage_import_dask),
     "tally": ("tally", _stage_tally),
     "metrics": ("closed-form metrics", _stage_metrics),
     "exact": ("exact tier", _stage_exact),
-    "hier": ("hierarchical tier", _stage_hier),
     "report-fast": ("report --fast --engine dask", _stage_report_fast),
     "report": ("report --engine dask (hierarchical)", _stage_report),
+    "hier": ("hierarchical tier", _stage_hier),
     "per-judgment": ("per-judgment model, 5% subsample", _stage_per_judgment),
     "counts-sub": ("counts model, same 5% subsample", _stage_counts_sub),
 }
+#: Stages run after every scale's others (the whole report of each scale first), from
+#: the last scale to the first; the comparison on the first scale's data only.
+LATE = ("hier",)
+COMPARISON = ("per-judgment", "counts-sub")
 
 
 # --------------------------------------------------------------------------- parent
@@ -251,6 +260,8 @@ def run_stage(name: str, args, work: Path) -> dict:
         str(args.tune),
         "--resamples",
         str(args.resamples),
+        "--scale-of",
+        str(args.scale_of),
     ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode != 0:
@@ -262,6 +273,25 @@ def _row(label: str, res: dict, extra: str = "") -> str:
     return f"  {label:<40s} {res['seconds']:8.2f} s {res['peak'] / 2**30:6.2f} GiB  {extra}"
 
 
+def _extra(name: str, res: dict) -> str:
+    """The comment of a stage's row."""
+    r = res[name]
+    if name == "import":
+        return f"{r['seconds'] / res['arrow']['seconds']:.1f}x pyarrow"
+    if name == "tally":
+        return f"{r['patterns']} patterns"
+    if name == "hier":
+        return (
+            f"compile {r['compile']:.1f} s, sampling {r['sample']:.1f} s,"
+            f" max R-hat {r['rhat']:.3f}, min bulk ESS {r['ess']:.0f}"
+        )
+    if name == "per-judgment":
+        return f"{r['judgments']:,} judgments"
+    if name == "counts-sub":
+        return f"per-judgment / counts {res['per-judgment']['seconds'] / r['seconds']:.1f}x"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", help="comma-separated cohort scales (1,10; --quick 0.02,0.2)")
@@ -271,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     parser.add_argument("--child", choices=list(STAGES), help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--scale-of", type=float, default=1.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         res = STAGES[args.child][1](args, args.work)
@@ -282,41 +313,35 @@ def main(argv: list[str] | None = None) -> int:
     scales = [float(s) for s in args.scale.split(",")]
     whole: dict[float, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for k, scale in enumerate(scales):
+        works = []
+        for scale in scales:
+            # the cohort is simulated in a child: a child's peak memory would
+            # otherwise include what this process held when it started it
             work = Path(tmp) / f"x{scale:g}"
-            rows = write_cohort(work / "logs", scale)
-            print(f"scale {scale:g}x: {rows:,} judgments, {len(list((work / 'logs').iterdir()))}"
-                  " Parquet files", flush=True)  # fmt: skip
+            args.scale_of = scale
+            rows = run_stage("write", args, work)["rows"]
+            files = len(list((work / "logs").iterdir()))
+            print(f"scale {scale:g}x: {rows:,} judgments, {files} Parquet files", flush=True)
             res = {}
-            names = [n for n in STAGES if k == 0 or n not in ("per-judgment", "counts-sub")]
-            for name in names:
+            for name in (n for n in STAGES if n not in ("write", *LATE, *COMPARISON)):
                 res[name] = run_stage(name, args, work)
-                label, _ = STAGES[name]
-                extra = ""
-                if name == "import":
-                    extra = f"{res[name]['seconds'] / res['arrow']['seconds']:.1f}x pyarrow"
-                elif name == "tally":
-                    extra = f"{res[name]['patterns']} patterns"
-                elif name == "hier":
-                    h = res[name]
-                    extra = (
-                        f"compile {h['compile']:.1f} s, sampling {h['sample']:.1f} s,"
-                        f" max R-hat {h['rhat']:.3f}, min bulk ESS {h['ess']:.0f}"
-                    )
-                elif name == "counts-sub":
-                    ratio = res["per-judgment"]["seconds"] / res[name]["seconds"]
-                    extra = f"per-judgment / counts {ratio:.1f}x"
-                elif name == "per-judgment":
-                    extra = f"{res[name]['judgments']:,} judgments"
-                print(_row(label, res[name], extra), flush=True)
+                print(_row(STAGES[name][0], res[name], _extra(name, res)), flush=True)
             whole[scale] = res["report"]["seconds"]
-        if len(scales) > 1:
-            base = scales[0]
-            for scale in scales[1:]:
-                print(
-                    f"whole report {scale:g}x / {base:g}x: {whole[scale] / whole[base]:.2f}"
-                    " (goal <= 2)"
-                )
+            works.append(work)
+        for scale in scales[1:]:
+            ratio = whole[scale] / whole[scales[0]]
+            print(f"whole report {scale:g}x / {scales[0]:g}x: {ratio:.2f} (goal <= 2)", flush=True)
+        for scale, work in reversed(list(zip(scales, works, strict=True))):
+            print(f"scale {scale:g}x, continued", flush=True)
+            res = {}
+            for name in LATE:
+                res[name] = run_stage(name, args, work)
+                print(_row(STAGES[name][0], res[name], _extra(name, res)), flush=True)
+        print(f"subsample comparison, {SUBSAMPLE:.0%} of the {scales[0]:g}x cohort's items")
+        res = {}
+        for name in COMPARISON:
+            res[name] = run_stage(name, args, works[0])
+            print(_row(STAGES[name][0], res[name], _extra(name, res)), flush=True)
     return 0
 
 
