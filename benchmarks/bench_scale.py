@@ -264,18 +264,23 @@ def run_stage(name: str, args, work: Path) -> dict:
         str(args.scale_of),
     ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        raise RuntimeError(f"stage {name} failed:\n{out.stderr[-3000:]}")
+    if out.returncode != 0:  # a row saying why, and the table goes on
+        lines = [ln for ln in out.stderr.splitlines() if "Error" in ln] or ["(no message)"]
+        return {"failed": lines[-1].strip()}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _row(label: str, res: dict, extra: str = "") -> str:
+    if "failed" in res:
+        return f"  {label:<40s} FAILED: {res['failed']}"
     return f"  {label:<40s} {res['seconds']:8.2f} s {res['peak'] / 2**30:6.2f} GiB  {extra}"
 
 
 def _extra(name: str, res: dict) -> str:
     """The comment of a stage's row."""
     r = res[name]
+    if any("failed" in res.get(n, {}) for n in (name, "arrow", "per-judgment")):
+        return ""
     if name == "import":
         return f"{r['seconds'] / res['arrow']['seconds']:.1f}x pyarrow"
     if name == "tally":
@@ -326,9 +331,10 @@ def main(argv: list[str] | None = None) -> int:
             for name in (n for n in STAGES if n not in ("write", *LATE, *COMPARISON)):
                 res[name] = run_stage(name, args, work)
                 print(_row(STAGES[name][0], res[name], _extra(name, res)), flush=True)
-            whole[scale] = res["report"]["seconds"]
+            if "seconds" in res["report"]:
+                whole[scale] = res["report"]["seconds"]
             works.append(work)
-        for scale in scales[1:]:
+        for scale in (s for s in scales[1:] if s in whole and scales[0] in whole):
             ratio = whole[scale] / whole[scales[0]]
             print(f"whole report {scale:g}x / {scales[0]:g}x: {ratio:.2f} (goal <= 2)", flush=True)
         for scale, work in reversed(list(zip(scales, works, strict=True))):
