@@ -32,6 +32,8 @@ __all__ = [
     "Tally",
     "canonical_patterns",
     "consensus_label",
+    "label_kind_of",
+    "pattern_features",
     "tally",
 ]
 
@@ -146,13 +148,9 @@ def _tally_benchmark(ds: xr.Dataset, benchmark: str) -> BenchmarkTally:
     counts = np.zeros((len(judges), len(LABEL_CODES), len(patterns)), dtype=np.int64)
     jj, ii = np.nonzero(judged)
     np.add.at(counts, (jj, lab_idx[ii], item_pattern[jj, ii]), 1)
-    feats = np.stack(
-        [item_features(patterns, np.full(len(patterns), c), orders) for c in LABEL_CODES], 1
-    )
-    kinds = sorted(set(sub["label_kind"].values.tolist()) - {"unlabelled"}) or ["unlabelled"]
     return BenchmarkTally(
         benchmark=benchmark,
-        label_kind="+".join(kinds),
+        label_kind=label_kind_of(sub["label_kind"].values.tolist()),
         judges=judges,
         orders=orders,
         items=tuple(sub["item"].values.tolist()),
@@ -160,8 +158,20 @@ def _tally_benchmark(ds: xr.Dataset, benchmark: str) -> BenchmarkTally:
         counts=counts,
         item_pattern=item_pattern,
         item_label=label,
-        features=feats,
+        features=pattern_features(patterns, orders),
     )
+
+
+def pattern_features(patterns: np.ndarray, orders: tuple[str, ...]) -> np.ndarray:
+    """Return the item features of each pattern under each label, ``(k, label, feature)``."""
+    return np.stack(
+        [item_features(patterns, np.full(len(patterns), c), orders) for c in LABEL_CODES], 1
+    )
+
+
+def label_kind_of(kinds: list[str]) -> str:
+    """Return a benchmark's label kind from its items' kinds (``"a+b"`` when mixed)."""
+    return "+".join(sorted(set(kinds) - {"unlabelled"}) or ["unlabelled"])
 
 
 def tally(ds: xr.Dataset) -> Tally:

@@ -157,6 +157,10 @@ def load_input(args: argparse.Namespace) -> tuple[xr.Dataset, ImportReport]:
     }
     if getattr(args, "verdict_map", None):
         options["verdict_map"] = _pairs(args.verdict_map, "--verdict-map", "RAW=TARGET")
+    if getattr(args, "engine", "memory") == "dask":
+        from judgestats.cli._engine import read_with_dask
+
+        return read_with_dask(paths, args, aliases=aliases, label_kinds=kinds, options=options)
     try:
         result = read_logs(
             paths,

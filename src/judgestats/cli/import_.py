@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from judgestats.cli._common import add_input_options, input_paths, load_input
+from judgestats.cli._engine import add_engine_options
 from judgestats.io import save
 from judgestats.io.store import check_output, output_lock
 
@@ -14,6 +15,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the ``import`` command."""
     p = sub.add_parser("import", help="read logs into a Judgments dataset (.nc or .zarr)")
     add_input_options(p)
+    add_engine_options(p)
     p.add_argument("-o", "--output", required=True, help="dataset file to write (.nc or .zarr)")
     p.set_defaults(func=run)
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from judgestats.cli._common import add_input_options, load_input
+from judgestats.cli._engine import add_engine_options
 from judgestats.errors import UsageError
 from judgestats.metrics import ALL_METRICS, BY, INTERVALS, PROTOCOLS, compute_metrics
 
@@ -26,6 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         ),
     )
     add_input_options(p, nargs="*")
+    add_engine_options(p)
     p.add_argument("--json", action="store_true", help="print a JSON list of records")
     p.add_argument(
         "--metric",

@@ -20,6 +20,7 @@ from judgestats.cli._common import (
     input_paths,
     load_input,
 )
+from judgestats.cli._engine import add_engine_options
 from judgestats.errors import UsageError
 from judgestats.io.store import check_output
 from judgestats.mvvp import MVVPConfig, StepVerdict
@@ -64,6 +65,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_input_options(p, nargs="*")
+    add_engine_options(p)
     p.add_argument(
         "-o",
         "--output",

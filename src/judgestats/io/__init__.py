@@ -1,5 +1,6 @@
 """Reading judgment logs of any format into the Judgments dataset, and saving it."""
 
+from judgestats.io import _assemble
 from judgestats.io._assemble import Parsed, assemble, item_id
 from judgestats.io.registry import (
     Detection,
@@ -25,6 +26,15 @@ __all__ = [
     "importers",
     "item_id",
     "load",
+    "max_cells",
     "read_logs",
     "save",
 ]
+
+
+def max_cells() -> int:
+    """Return the largest judges x items x orders x runs assembled in memory here.
+
+    Read when called (a lowered ``_assemble.MAX_CELLS`` applies at once).
+    """
+    return _assemble.MAX_CELLS

@@ -35,6 +35,8 @@ __all__ = [
     "ReadResult",
     "detect",
     "importers",
+    "plan_read",
+    "read_file",
     "read_logs",
 ]
 
@@ -351,41 +353,109 @@ def read_logs(
     >>> ds, report = js.read_logs("../shared/data/pandalm")  # doctest: +SKIP
     >>> print(report.format())  # doctest: +SKIP
     """
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    compile_run_pattern(run_pattern)  # a bad pattern fails before any file is read
-    regs = _registry(importers)
-    if format is not None and format not in regs:
-        raise ValueError(f"unknown format {format!r}; known: {', '.join(sorted(regs))}")
-    _check_options({format: regs[format]} if format is not None else regs, options)
+    regs, files, notes = plan_read(
+        paths, format=format, run_pattern=run_pattern, importers=importers, options=options
+    )
     parsed: list[Parsed] = []
-    files, notes = _files(paths)
     for path, explicit in files:
-        companion = None
-        if format is not None:
-            imp: Importer | None = regs[format]
-            reasons: dict[str, str] = {}
+        got = read_file(path, explicit, regs, format=format, strict=strict, options=options)
+        if isinstance(got, Reject):
+            notes.append(got)
         else:
-            imp, reasons, companion = _detect(path, regs)
-        if imp is None:
-            msg = _no_importer_message(path, reasons)
-            if explicit:
-                raise NoImporterError(msg)
-            notes.append(Reject(str(path), None, companion or "skipped: " + msg.split("\n", 1)[1]))
-            continue
-        log.info("reading %s as %s", path, imp.name)
-        try:
-            parsed.append(imp.read(path, **_options_for(imp, options)))
-        except (LogFormatError, OSError, UnicodeError) as exc:
-            if strict:
-                raise
-            why = str(exc) if isinstance(exc, LogFormatError) else _unreadable(path, imp, exc)
-            parsed.append(
-                Parsed(str(path), imp.name, rejects=[Reject(str(path), None, why)], read=1)
-            )
+            parsed.append(got)
     ds, report = assemble(replicate_runs(parsed, run_pattern), aliases=aliases)
     report = explain_conflicts(report, [p.file for p in parsed])
     ds, kind_notes = infer_label_kinds(ds, label_kinds)
     report = ImportReport(report.files, report.rejects, report.notes + tuple(notes) + kind_notes)
     ds.attrs["accounting"] = report.to_json()
     return ReadResult(ds, report)
+
+
+def plan_read(
+    paths: str | Path | Sequence[str | Path],
+    *,
+    format: str | None = None,
+    run_pattern: str | None = None,
+    importers: Iterable[Importer] = (),
+    options: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Importer], list[tuple[Path, bool]], list[Reject]]:
+    """Check the arguments of :func:`read_logs` and list the files it reads.
+
+    Parameters
+    ----------
+    paths, format, run_pattern, importers, options
+        As in :func:`read_logs` (``options`` its ``**options``).
+
+    Returns
+    -------
+    registry : dict of str to Importer
+    files : list of (Path, bool)
+        Each file to read, and whether it was named explicitly.
+    notes : list of Reject
+        Files and folders passed over.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``run_pattern``, an unknown ``format`` or an option that no importer
+        understands; nothing has been read then.
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    compile_run_pattern(run_pattern)  # a bad pattern fails before any file is read
+    regs = _registry(importers)
+    if format is not None and format not in regs:
+        raise ValueError(f"unknown format {format!r}; known: {', '.join(sorted(regs))}")
+    _check_options({format: regs[format]} if format is not None else regs, options or {})
+    files, notes = _files(paths)
+    return regs, files, notes
+
+
+def read_file(
+    path: Path,
+    explicit: bool,
+    regs: Mapping[str, Importer],
+    *,
+    format: str | None = None,
+    strict: bool = False,
+    options: Mapping[str, Any] | None = None,
+) -> Parsed | Reject:
+    """Read one file as :func:`read_logs` does: detect its format, parse it.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    explicit : bool
+        Whether it was named (rather than found in a folder): an explicit file in no
+        known format raises, one found in a folder is a note.
+    regs : mapping of str to Importer
+        The registry (see :func:`importers`).
+    format, strict, options
+        As in :func:`read_logs`.
+
+    Returns
+    -------
+    Parsed or Reject
+        What was parsed (a file that cannot be read is one rejected record), or the
+        note of a file passed over.
+    """
+    companion = None
+    if format is not None:
+        imp: Importer | None = regs[format]
+        reasons: dict[str, str] = {}
+    else:
+        imp, reasons, companion = _detect(path, regs)
+    if imp is None:
+        msg = _no_importer_message(path, reasons)
+        if explicit:
+            raise NoImporterError(msg)
+        return Reject(str(path), None, companion or "skipped: " + msg.split("\n", 1)[1])
+    log.info("reading %s as %s", path, imp.name)
+    try:
+        return imp.read(path, **_options_for(imp, options or {}))
+    except (LogFormatError, OSError, UnicodeError) as exc:
+        if strict:
+            raise
+        why = str(exc) if isinstance(exc, LogFormatError) else _unreadable(path, imp, exc)
+        return Parsed(str(path), imp.name, rejects=[Reject(str(path), None, why)], read=1)
