@@ -7,7 +7,7 @@ from judgestats.features import feature_index
 from judgestats.models.base import FitData
 from judgestats.models.hierarchical import HierarchicalConfig
 from judgestats.models.layout import build_layout, with_novel
-from judgestats.models.traits import TRAITS, split_loadings
+from judgestats.models.traits import SD_FLOOR, TRAITS, split_loadings
 from judgestats.simulate import exchangeable_cohort, simulate
 
 
@@ -66,3 +66,25 @@ def test_constant_and_collinear_traits_have_no_loadings(first_cell):
     assert not np.any(loadings[:, TRAITS.index("flip")])
     assert np.any(loadings[:, TRAITS.index("n_a")])
     assert np.any(loadings[:, TRAITS.index("first")])
+
+
+def test_a_feature_seen_on_a_handful_of_items_is_standardised_by_the_floor(first_cell):
+    # One pattern showing an invalid answer carries almost no weight: its sd would be
+    # tiny, and its loadings in the thousands (no finite starting point of the sampler).
+    tree, w, feats, split_entry, later = first_cell
+    t = TRAITS.index("invalid")
+    f = np.zeros(len(w))
+    f[np.argmin(w)] = 1.0
+    feats = feats.copy()
+    feats[:, feature_index("invalid")] = f
+    heavy = w * 1e4  # a benchmark of many items: the one pattern is ever rarer
+    loadings = split_loadings(tree, heavy, feats, split_entry, later)[:, t]
+    weights = heavy + 0.01
+    sd = np.sqrt(np.cov(f, aweights=weights, bias=True))
+    assert sd < SD_FLOOR  # the floor binds
+    # the tilt's derivative, for the feature standardised by the floor
+    eps = 1e-5
+    up = _split_log_odds(tree, weights * np.exp(eps * f / SD_FLOOR), split_entry, later)
+    down = _split_log_odds(tree, weights * np.exp(-eps * f / SD_FLOOR), split_entry, later)
+    np.testing.assert_allclose(loadings, (up - down) / (2 * eps), atol=1e-4)
+    assert np.abs(loadings).max() <= 1 / SD_FLOOR + 1e-9

@@ -14,9 +14,16 @@ of the pattern distribution by the feature, so that one trait value moves all
 splits coherently, as the trait does.
 
 Features are standardised per (benchmark, label) cell by their item sd, so a trait
-is a log-odds shift per sd of its feature. A trait that is constant in a cell (one
-run gives no run agreement) or a linear combination of traits kept before it has
-all its loadings set to 0 in that cell.
+is a log-odds shift per sd of its feature. The sd is floored at
+:data:`SD_FLOOR` times the feature's range in the cell: a feature that varies on
+a handful of items of a large benchmark (one invalid answer in 20,000) would
+otherwise get loadings in the thousands, a trait prior of unit scale would then
+move log-odds by thousands, and no starting point of the sampler is finite (seen
+on the seed-002 cohort at 10 times its items, loadings up to 5,614). With the
+floor, a standardised feature stays within about ``1 / SD_FLOOR`` sd.
+
+A trait that is constant in a cell (one run gives no run agreement) or a linear
+combination of traits kept before it has all its loadings set to 0 in that cell.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import numpy as np
 from judgestats.features import feature_index
 from judgestats.models.tree import PatternTree
 
-__all__ = ["TRAITS", "split_loadings"]
+__all__ = ["SD_FLOOR", "TRAITS", "split_loadings"]
 
 #: Item features whose directions are judge traits: agreement with an A label (or
 #: preference for A), ties, invalid answers, first-position picks, position flips,
@@ -34,6 +41,9 @@ __all__ = ["TRAITS", "split_loadings"]
 TRAITS: tuple[str, ...] = ("n_a", "n_tie", "invalid", "first", "flip", "pr_hit")
 _PSEUDO = 0.01  # items added to every pattern, so that unseen subtrees have a mean
 _RANK_TOL = 1e-6
+#: Floor of a feature's item sd, as a share of its range in the cell: the sd of a
+#: 0/1 feature seen on 1 item in 400.
+SD_FLOOR = 0.05
 
 
 def _independent(loadings: np.ndarray) -> np.ndarray:
@@ -85,6 +95,7 @@ def split_loadings(
     w = np.asarray(weights, dtype=float) + _PSEUDO
     mean = w @ f / w.sum()
     sd = np.sqrt(w @ (f - mean) ** 2 / w.sum())
+    sd = np.maximum(sd, SD_FLOOR * (f.max(0) - f.min(0)))
     z = np.where(sd > _RANK_TOL, (f - mean) / np.where(sd > _RANK_TOL, sd, 1.0), 0.0)
     mass = tree.entry_counts(w)  # (E,) items under each entry
     total = tree.entry_counts(z.T * w)  # (T, E) feature sums under each entry
