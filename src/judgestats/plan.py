@@ -77,13 +77,14 @@ from judgestats.mvvp import (
     MVVPConfig,
     MVVPResult,
     Step,
+    StepResult,
     StepVerdict,
     interval_verdict,
     probability_verdict,
 )
 from judgestats.tally import tally
 
-__all__ = ["PlanCase", "PlanConfig", "PlanResult", "plan", "settle_probability"]
+__all__ = ["PlanCase", "PlanConfig", "PlanResult", "is_open", "plan", "settle_probability"]
 
 #: Steps the plan predicts, and the quantity each decides by.
 PLANNED_STEPS: dict[Step, str] = {
@@ -119,6 +120,11 @@ class PlanConfig:
         Posterior draws per future, for its interval.
     prior : float, default 1.0
         Concentration of the exact tier's Dirichlet-process prior.
+    confirm_below : float, default 0.0
+        PASS and FAIL verdicts whose posterior probability of being right is below
+        this level are planned too (:func:`is_open`): for them, P(settled) is the
+        probability that the future data still give a PASS or FAIL. 0 plans only
+        INCONCLUSIVE verdicts.
     """
 
     target: float = 0.8
@@ -129,8 +135,11 @@ class PlanConfig:
     futures: int = 200
     draws: int = 400
     prior: float = DEFAULT_CONCENTRATION
+    confirm_below: float = 0.0
 
     def __post_init__(self) -> None:
+        if not 0 <= self.confirm_below <= 1:
+            raise ValueError(f"confirm_below={self.confirm_below!r}; must be between 0 and 1")
         if not 0 < self.target < 1:
             raise ValueError(f"target={self.target!r}; must be strictly between 0 and 1")
         if self.min_items_grid < 1 or self.max_items < self.min_items_grid:
@@ -157,6 +166,24 @@ class PlanConfig:
         """Numbers of added runs tried, increasing: powers of two and ``max_runs``."""
         doubling = [2**i for i in range(self.max_runs.bit_length()) if 2**i <= self.max_runs]
         return tuple(sorted({*doubling, self.max_runs} - {0}))
+
+
+def is_open(result: StepResult, confirm_below: float = 0.0) -> bool:
+    """Return whether a step's verdict is planned.
+
+    An INCONCLUSIVE step 1, 2, 3 or 5 is; so is a PASS or FAIL whose posterior
+    probability of being right (``p_threshold_met``, the probability of the good
+    side, for a PASS; one minus it for a FAIL) is below ``confirm_below``.
+    """
+    if result.step not in PLANNED_STEPS:
+        return False
+    if result.verdict is StepVerdict.INCONCLUSIVE:
+        return True
+    if result.verdict not in (StepVerdict.PASS, StepVerdict.FAIL):
+        return False
+    p_good = result.p_threshold_met
+    right = p_good if result.verdict is StepVerdict.PASS else 1.0 - p_good
+    return bool(np.isfinite(right) and right < confirm_below)
 
 
 def _needed(grid: tuple[int, ...], p: tuple[float, ...], target: float) -> int | None:
@@ -340,7 +367,7 @@ class PlanResult:
     def format(self) -> str:
         """Return the terminal table of the plan."""
         if not self.cases:
-            return "no INCONCLUSIVE verdict to plan: every step is settled or not measured"
+            return "no open verdict to plan: every step is settled or not measured"
         items_top, runs_top = self.config.item_grid[-1], max(self.config.run_grid, default=0)
         lines = [
             f"items needed and runs needed for P(settled) >= {self.config.target:g} "
@@ -434,7 +461,8 @@ def plan(
         The Judgments dataset.
     result : MVVPResult, optional
         Its MVVP check; by default the exact tier is fitted and checked here (with
-        ``mvvp_config``). Only its INCONCLUSIVE steps 1, 2, 3 and 5 are planned.
+        ``mvvp_config``). Its INCONCLUSIVE steps 1, 2, 3 and 5 are planned, and its
+        PASS and FAIL below ``config.confirm_below`` (:func:`is_open`).
     config : PlanConfig, optional
         Grids, target and Monte Carlo sizes.
     mvvp_config : MVVPConfig, optional
@@ -472,7 +500,7 @@ def plan(
     priors = PriorCache(rule.min_runs, config.prior, rng)
     cases = []
     for r in result.results:
-        if r.step not in PLANNED_STEPS or r.verdict is not StepVerdict.INCONCLUSIVE:
+        if not is_open(r, config.confirm_below):
             continue
         bt = tallied[str(r.benchmark)]
         c = cell(bt, r.judge, rule.min_runs, priors)

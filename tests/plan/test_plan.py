@@ -10,13 +10,14 @@ from judgestats.cli import main
 from judgestats.features import FEATURES, feature_index
 from judgestats.futures import PriorCache, _unique_rows, cell, run_noise
 from judgestats.mvvp import MVVPConfig, Step, StepVerdict
-from judgestats.plan import PlanConfig, plan, settle_probability
+from judgestats.plan import PlanConfig, is_open, plan, settle_probability
 from judgestats.simulate import BenchmarkSpec, CohortConfig, JudgeParams, simulate, small_cohort
 from judgestats.tally import tally
 
 
 @pytest.mark.parametrize(
-    ("field", "value"), [("target", 1.0), ("futures", 0), ("max_items", 5), ("max_runs", -1)]
+    ("field", "value"),
+    [("target", 1.0), ("futures", 0), ("max_items", 5), ("max_runs", -1), ("confirm_below", 1.5)],
 )
 def test_config_rejects_bad_values(field, value):
     with pytest.raises(ValueError, match=field):
@@ -81,6 +82,63 @@ def test_settle_rule_and_evidence_floor():
     cfg = MVVPConfig()
     assert settle_probability(x, enough, Step.SWAP_POSITIONS, cfg) == (1.0, 0.0)  # FAIL
     assert settle_probability(x, few, Step.SWAP_POSITIONS, cfg) == (0.0, 0.0)  # withheld
+
+
+def test_is_open_plans_weak_pass_and_fail_only_below_the_level():
+    from dataclasses import replace
+
+    from judgestats.mvvp import StepResult
+
+    base = StepResult(
+        step=Step.CHANCE_CORRECT,
+        judge="j",
+        benchmark="b",
+        quantity="kappa",
+        estimate=0.5,
+        lo=0.41,
+        hi=0.6,
+        prob=0.95,
+        threshold="> 0.4",
+        p_threshold_met=0.9,
+        verdict=StepVerdict.PASS,
+        reason="",
+    )
+    assert not is_open(base)  # a PASS is not planned by default
+    assert is_open(base, confirm_below=0.95) and not is_open(base, confirm_below=0.9)
+    fail = replace(base, verdict=StepVerdict.FAIL, p_threshold_met=0.2)  # right with 0.8
+    assert is_open(fail, confirm_below=0.85) and not is_open(fail, confirm_below=0.8)
+    assert is_open(replace(base, verdict=StepVerdict.INCONCLUSIVE))
+    assert not is_open(replace(base, verdict=StepVerdict.NOT_MEASURED), confirm_below=1.0)
+    assert not is_open(replace(base, step=Step.CROSS_VALIDATE), confirm_below=1.0)
+    assert not is_open(replace(base, p_threshold_met=float("nan")), confirm_below=1.0)
+
+
+def test_plan_with_confirm_below_adds_the_weak_settled_verdicts():
+    ds = simulate(small_cohort(), random_seed=3, scale=0.2).dataset
+    cfg = PlanConfig(futures=10, draws=100, max_items=100, grid_points=2, max_runs=0)
+    from judgestats.models import ExactModel
+    from judgestats.mvvp import check
+
+    result = check(ExactModel().fit(ds, random_seed=0), ds)
+    weak = [
+        r
+        for r in result.results
+        if r.verdict in (StepVerdict.PASS, StepVerdict.FAIL) and is_open(r, 0.999)
+    ]
+    assert weak, "the small cohort at scale 0.2 has settled verdicts short of 0.999"
+    base = plan(ds, result, cfg, random_seed=0)
+    wider = plan(ds, result, replace_config(cfg, confirm_below=0.999), random_seed=0)
+    key = lambda c: (c.judge, c.benchmark, c.step)  # noqa: E731
+    assert {key(c) for c in wider.cases} == {key(c) for c in base.cases} | {
+        (r.judge, str(r.benchmark), r.step) for r in weak
+    }
+    assert all(0 <= p <= 1 for c in wider.cases for p in c.p_settled)
+
+
+def replace_config(cfg, **changes):
+    from dataclasses import replace
+
+    return replace(cfg, **changes)
 
 
 @pytest.fixture(scope="module")

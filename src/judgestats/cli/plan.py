@@ -58,6 +58,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=d.futures,
         help=f"simulated futures per N (default {d.futures})",
     )
+    p.add_argument(
+        "--confirm-below",
+        type=float,
+        default=d.confirm_below,
+        metavar="P",
+        help="also plan PASS and FAIL verdicts whose probability of being right is below P"
+        f" (default {d.confirm_below:g}: INCONCLUSIVE ones only)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("-o", "--output", metavar="FILE.json", help="also write the plan as JSON")
     p.set_defaults(func=run)
@@ -74,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
             max_items=args.max_items,
             max_runs=args.max_runs,
             futures=args.futures,
+            confirm_below=args.confirm_below,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
