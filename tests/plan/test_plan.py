@@ -2,6 +2,7 @@
 the command."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -9,7 +10,8 @@ import pytest
 from judgestats.cli import main
 from judgestats.features import FEATURES, feature_index
 from judgestats.futures import PriorCache, _unique_rows, cell, run_noise
-from judgestats.mvvp import MVVPConfig, Step, StepVerdict
+from judgestats.models import ExactModel
+from judgestats.mvvp import MVVPConfig, Step, StepResult, StepVerdict, check
 from judgestats.plan import PlanConfig, is_open, plan, settle_probability
 from judgestats.simulate import BenchmarkSpec, CohortConfig, JudgeParams, simulate, small_cohort
 from judgestats.tally import tally
@@ -85,10 +87,6 @@ def test_settle_rule_and_evidence_floor():
 
 
 def test_is_open_plans_weak_pass_and_fail_only_below_the_level():
-    from dataclasses import replace
-
-    from judgestats.mvvp import StepResult
-
     base = StepResult(
         step=Step.CHANCE_CORRECT,
         judge="j",
@@ -116,9 +114,6 @@ def test_is_open_plans_weak_pass_and_fail_only_below_the_level():
 def test_plan_with_confirm_below_adds_the_weak_settled_verdicts():
     ds = simulate(small_cohort(), random_seed=3, scale=0.2).dataset
     cfg = PlanConfig(futures=10, draws=100, max_items=100, grid_points=2, max_runs=0)
-    from judgestats.models import ExactModel
-    from judgestats.mvvp import check
-
     result = check(ExactModel().fit(ds, random_seed=0), ds)
     weak = [
         r
@@ -127,18 +122,12 @@ def test_plan_with_confirm_below_adds_the_weak_settled_verdicts():
     ]
     assert weak, "the small cohort at scale 0.2 has settled verdicts short of 0.999"
     base = plan(ds, result, cfg, random_seed=0)
-    wider = plan(ds, result, replace_config(cfg, confirm_below=0.999), random_seed=0)
+    wider = plan(ds, result, replace(cfg, confirm_below=0.999), random_seed=0)
     key = lambda c: (c.judge, c.benchmark, c.step)  # noqa: E731
     assert {key(c) for c in wider.cases} == {key(c) for c in base.cases} | {
         (r.judge, str(r.benchmark), r.step) for r in weak
     }
     assert all(0 <= p <= 1 for c in wider.cases for p in c.p_settled)
-
-
-def replace_config(cfg, **changes):
-    from dataclasses import replace
-
-    return replace(cfg, **changes)
 
 
 @pytest.fixture(scope="module")
