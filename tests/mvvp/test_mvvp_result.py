@@ -14,7 +14,7 @@ def test_repr_and_str_are_tables(cohort):
     text = repr(result)
     assert text.startswith("<MVVPResult: 6 judges, 2 benchmarks>")
     assert "1 chance" in text and "5 paradox" in text
-    assert "paradox     Pref       FAIL          FAIL" in str(result)
+    assert "paradox    Pref      FAIL         FAIL" in str(result)
     detailed = result.format()
     assert "FAIL          step 5 (audit the paradox), paradox / Pref" in detailed
 
@@ -22,7 +22,7 @@ def test_repr_and_str_are_tables(cohort):
 def test_html_repr(cohort):
     _, _, result = cohort
     page = result._repr_html_()
-    assert page.count("<tr>") == 1 + 12  # header + judge x benchmark rows
+    assert page.count("<tr>") == 2 + 12  # header (steps; index names) + judge x benchmark rows
     assert 'class="v FAIL"' in page and 'class="v INCONCLUSIVE"' in page
     assert "title=" in page  # reasons on hover
 

@@ -486,6 +486,44 @@ class MVVPResult:
             rows.append(row)
         return pd.DataFrame(rows)
 
+    def grid(self, once_per_judge: bool = True) -> pd.DataFrame:
+        """Return the results as a judge × benchmark by step frame, what the tables show.
+
+        Parameters
+        ----------
+        once_per_judge : bool, default True
+            Put a per-judge step's result (cross-validation) in the first row of its
+            judge only, as a table spanning the judge's rows shows it; False: in every
+            row of the judge.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index: ``(judge, benchmark)`` in result order (:meth:`rows`), then a row
+            with benchmark ``""`` for each judge whose only results are per judge.
+            Columns: the :class:`Step` members. Cells: the :class:`StepResult`, or
+            ``None`` where there is none.
+        """
+        rows = self.rows()
+        with_rows = {judge for judge, _ in rows}
+        keys = rows + [(judge, "") for judge in self.judges if judge not in with_rows]
+        first = {judge: (judge, bench) for judge, bench in reversed(keys)}
+        cells = {
+            step: [
+                self.find(step, judge, bench)
+                if step.per_benchmark or not once_per_judge or first[judge] == (judge, bench)
+                else None
+                for judge, bench in keys
+            ]
+            for step in Step
+        }
+        index = pd.MultiIndex.from_arrays(
+            [[judge for judge, _ in keys], [bench for _, bench in keys]],
+            names=["judge", "benchmark"],
+        )
+        columns = pd.Index(list(Step), dtype=object)  # Step members, not their ints
+        return pd.DataFrame(cells, index=index, columns=columns, dtype=object)
+
     def rows(self) -> list[tuple[str, str]]:
         """Return the (judge, benchmark) pairs with results, in result order."""
         return list(
