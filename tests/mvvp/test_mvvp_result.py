@@ -41,6 +41,23 @@ def test_frame_and_records(cohort):
     assert len(table) == 12
 
 
+def test_grid_is_what_the_tables_show(cohort):
+    _, _, result = cohort
+    grid = result.grid()
+    assert list(grid.index) == result.rows() and list(grid.columns) == list(Step)
+    first = {}
+    for judge, bench in result.rows():
+        first.setdefault(judge, bench)
+    for (judge, bench), row in grid.iterrows():
+        for step in Step:
+            shown = step.per_benchmark or first[judge] == bench
+            assert row[step] is (result.get(step, judge, bench) if shown else None)
+    spread = result.grid(once_per_judge=False)
+    for judge, bench in result.rows():  # a per-judge result in every row of its judge
+        cell = spread.loc[(judge, bench), Step.CROSS_VALIDATE]
+        assert cell is result.get(Step.CROSS_VALIDATE, judge)
+
+
 def test_access(cohort):
     _, _, result = cohort
     assert result.get(Step.CROSS_VALIDATE, "flipper").benchmark is None

@@ -477,14 +477,11 @@ class MVVPResult:
 
     def table(self) -> pd.DataFrame:
         """Return the verdicts as a judge × benchmark by step table of strings."""
-        rows = []
-        for judge, bench in self.rows():
-            row = {"judge": judge, "benchmark": bench}
-            for step in Step:
-                r = self.find(step, judge, bench)
-                row[f"{int(step)} {step.title}"] = "" if r is None else r.verdict.value
-            rows.append(row)
-        return pd.DataFrame(rows)
+        grid = self.grid(once_per_judge=False)
+        grid = grid[grid.index.get_level_values("benchmark") != ""]  # the rows() only
+        out = grid.map(lambda r: "" if r is None else r.verdict.value)
+        out.columns = pd.Index([f"{int(step)} {step.title}" for step in Step])
+        return out.reset_index()
 
     def grid(self, once_per_judge: bool = True) -> pd.DataFrame:
         """Return the results as a judge × benchmark by step frame, what the tables show.
