@@ -2,7 +2,9 @@
 
 :class:`MVVPResult` holds one :class:`StepResult` per step and judge (and benchmark,
 for the per-benchmark steps). It has a plain-text table (``str``/``repr``), an
-HTML table for Jupyter (``_repr_html_``) and a tidy DataFrame (:meth:`to_frame`).
+HTML table for Jupyter (``_repr_html_``), both rendered by pandas from
+:meth:`MVVPResult.grid` (``judgestats.report.verdicts``), and a tidy DataFrame
+(:meth:`to_frame`).
 """
 
 from __future__ import annotations
