@@ -122,3 +122,36 @@ def test_report_quiet_prints_no_progress(tmp_path, capsys):
     assert rc == 0
     assert "[judgestats]" not in captured.err
     assert "MVVP verdicts" in captured.out
+
+
+@pytest.fixture
+def small_dataset(tmp_path):
+    """A saved 2-judge, 30-item, 2-order, 2-run dataset (seeded), for ``fit`` runs."""
+    import numpy as np
+
+    from judgestats.io.store import save
+    from judgestats.testing import make_judgments
+
+    rng = np.random.default_rng(3)
+    verdict = rng.integers(0, 3, size=(2, 30, 2, 2))
+    human = rng.integers(0, 2, size=30)
+    return save(make_judgments(verdict, human), tmp_path / "small.nc")
+
+
+@pytest.mark.parametrize("flag", [[], ["--quiet"], ["-q"]])
+def test_fit_honours_quiet(small_dataset, tmp_path, capsys, flag):
+    from judgestats.cli import main
+
+    out = tmp_path / "p.nc"
+    rc = main([*flag, "fit", str(small_dataset), "--fast", "--draws", "200", "-o", str(out)])
+    captured = capsys.readouterr()
+    assert rc == 0 and out.exists()
+    lines = [line for line in captured.err.splitlines() if line.startswith("[judgestats]")]
+    if flag:
+        assert lines == []
+    else:
+        assert any("fitting the exact model ..." in line for line in lines)
+        assert any("fitting the exact model: done in" in line for line in lines)
+    # results are not progress: the accounting, the table and the file written stay
+    assert "imported" in captured.err and f"wrote {out}" in captured.err
+    assert "kappa" in captured.out

@@ -14,7 +14,7 @@ def test_repr_and_str_are_tables(cohort):
     text = repr(result)
     assert text.startswith("<MVVPResult: 6 judges, 2 benchmarks>")
     assert "1 chance" in text and "5 paradox" in text
-    assert "paradox     Pref       FAIL          FAIL" in str(result)
+    assert "paradox    Pref      FAIL         FAIL" in str(result)
     detailed = result.format()
     assert "FAIL          step 5 (audit the paradox), paradox / Pref" in detailed
 
@@ -22,7 +22,7 @@ def test_repr_and_str_are_tables(cohort):
 def test_html_repr(cohort):
     _, _, result = cohort
     page = result._repr_html_()
-    assert page.count("<tr>") == 1 + 12  # header + judge x benchmark rows
+    assert page.count("<tr>") == 2 + 12  # header (steps; index names) + judge x benchmark rows
     assert 'class="v FAIL"' in page and 'class="v INCONCLUSIVE"' in page
     assert "title=" in page  # reasons on hover
 
@@ -39,6 +39,23 @@ def test_frame_and_records(cohort):
     table = result.table()
     assert list(table.columns[:2]) == ["judge", "benchmark"]
     assert len(table) == 12
+
+
+def test_grid_is_what_the_tables_show(cohort):
+    _, _, result = cohort
+    grid = result.grid()
+    assert list(grid.index) == result.rows() and list(grid.columns) == list(Step)
+    first = {}
+    for judge, bench in result.rows():
+        first.setdefault(judge, bench)
+    for (judge, bench), row in grid.iterrows():
+        for step in Step:
+            shown = step.per_benchmark or first[judge] == bench
+            assert row[step] is (result.get(step, judge, bench) if shown else None)
+    spread = result.grid(once_per_judge=False)
+    for judge, bench in result.rows():  # a per-judge result in every row of its judge
+        cell = spread.loc[(judge, bench), Step.CROSS_VALIDATE]
+        assert cell is result.get(Step.CROSS_VALIDATE, judge)
 
 
 def test_access(cohort):

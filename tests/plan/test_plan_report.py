@@ -36,7 +36,7 @@ def test_report_with_plan(data, tmp_path):
     }
     assert all(0 <= p <= 1 for c in cases for p in c["p_settled"] + c["p_settled_runs"])
     page = report.files["html"].read_text()
-    assert "<th>settles with</th>" in page and 'id="fig-plan"' in page
+    assert ">settles with</th>" in page and 'id="fig-plan"' in page
     assert html.escape(report.plan.cases[0].settles_with) in page
 
 

@@ -25,7 +25,7 @@ def test_demo_report_terminal_output(demo_run):
     assert re.search(r"read (\d+) = imported \1 \+ duplicates 0 \+ rejected 0 \(adds up\)", out)
     assert "MVVP verdicts (95% intervals, exact model)" in out
     assert re.search(
-        r"judge +benchmark +1 chance +2 swap +3 replicate +4 cross-val +5 paradox", out
+        r"\n +1 chance +2 swap +3 replicate +4 cross-val +5 paradox\njudge +benchmark\n", out
     )
     assert f"wrote {demo_run.folder / 'index.html'}" in out
     # Progress: one line per stage start and end, readable without a TTY.

@@ -1,10 +1,14 @@
-"""``judgestats fit PATH -o posterior.nc``: posterior of every metric."""
+"""``judgestats fit PATH -o posterior.nc``: posterior of every metric.
+
+Progress (reading, fitting with heartbeats, the sampling bar on a terminal) goes to
+stderr as in ``report``, and not at all under the global ``-q/--quiet``; the import
+accounting, convergence warnings and the summary table are results and always shown.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 from judgestats.cli._common import (
     add_fit_options,
@@ -37,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     """Read, fit, save, and print the headline summary."""
     from judgestats.models import save_posterior, summarize
     from judgestats.pipeline import fit_posterior
+    from judgestats.report.terminal import Progress
 
     check_fit_options(args)
     scale = args.prior_scale
@@ -46,22 +51,22 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--prior-scale applies to the hierarchical tier; drop --fast")
     derived = derived_config(args)
     check_output(args.output, inputs=input_paths(args))
-    ds, report = load_input(args)
+    progress = Progress(sys.stderr)
+    with progress.stage(f"reading {' '.join(args.paths)}"):
+        ds, report = load_input(args)
     print(report.format(max_rejects=5), file=sys.stderr)
-    print(f"fitting the {'exact' if args.fast else 'hierarchical'} model ...", file=sys.stderr)
-    start = time.perf_counter()
-    tree = fit_posterior(
-        ds,
-        fast=args.fast,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        prior_scale=args.prior_scale,
-        random_seed=args.seed,
-        derived=derived,
-    )
-    print(f"fitted in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    with atomic_output(args.output) as tmp:
+    with progress.stage(f"fitting the {'exact' if args.fast else 'hierarchical'} model"):
+        tree = fit_posterior(
+            ds,
+            fast=args.fast,
+            draws=args.draws,
+            tune=args.tune,
+            chains=args.chains,
+            prior_scale=args.prior_scale,
+            random_seed=args.seed,
+            derived=derived,
+        )
+    with progress.stage(f"writing {args.output}"), atomic_output(args.output) as tmp:
         save_posterior(tree, tmp)
     table = summarize(tree, var_names=["kappa", "position_bias", "test_retest", "rank"])
     pivot = table.pivot_table(index=["judge", "benchmark"], columns="variable", values="median")

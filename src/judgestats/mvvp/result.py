@@ -2,7 +2,9 @@
 
 :class:`MVVPResult` holds one :class:`StepResult` per step and judge (and benchmark,
 for the per-benchmark steps). It has a plain-text table (``str``/``repr``), an
-HTML table for Jupyter (``_repr_html_``) and a tidy DataFrame (:meth:`to_frame`).
+HTML table for Jupyter (``_repr_html_``), both rendered by pandas from
+:meth:`MVVPResult.grid` (``judgestats.report.verdicts``), and a tidy DataFrame
+(:meth:`to_frame`).
 """
 
 from __future__ import annotations
@@ -477,14 +479,49 @@ class MVVPResult:
 
     def table(self) -> pd.DataFrame:
         """Return the verdicts as a judge × benchmark by step table of strings."""
-        rows = []
-        for judge, bench in self.rows():
-            row = {"judge": judge, "benchmark": bench}
-            for step in Step:
-                r = self.find(step, judge, bench)
-                row[f"{int(step)} {step.title}"] = "" if r is None else r.verdict.value
-            rows.append(row)
-        return pd.DataFrame(rows)
+        grid = self.grid(once_per_judge=False)
+        grid = grid[grid.index.get_level_values("benchmark") != ""]  # the rows() only
+        out = grid.map(lambda r: "" if r is None else r.verdict.value)
+        out.columns = pd.Index([f"{int(step)} {step.title}" for step in Step])
+        return out.reset_index()
+
+    def grid(self, once_per_judge: bool = True) -> pd.DataFrame:
+        """Return the results as a judge × benchmark by step frame, what the tables show.
+
+        Parameters
+        ----------
+        once_per_judge : bool, default True
+            Put a per-judge step's result (cross-validation) in the first row of its
+            judge only, as a table spanning the judge's rows shows it; False: in every
+            row of the judge.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index: ``(judge, benchmark)`` in result order (:meth:`rows`), then a row
+            with benchmark ``""`` for each judge whose only results are per judge.
+            Columns: the :class:`Step` members. Cells: the :class:`StepResult`, or
+            ``None`` where there is none.
+        """
+        rows = self.rows()
+        with_rows = {judge for judge, _ in rows}
+        keys = rows + [(judge, "") for judge in self.judges if judge not in with_rows]
+        first = {judge: (judge, bench) for judge, bench in reversed(keys)}
+        cells = {
+            step: [
+                self.find(step, judge, bench)
+                if step.per_benchmark or not once_per_judge or first[judge] == (judge, bench)
+                else None
+                for judge, bench in keys
+            ]
+            for step in Step
+        }
+        index = pd.MultiIndex.from_arrays(
+            [[judge for judge, _ in keys], [bench for _, bench in keys]],
+            names=["judge", "benchmark"],
+        )
+        columns = pd.Index(list(Step), dtype=object)  # Step members, not their ints
+        return pd.DataFrame(cells, index=index, columns=columns, dtype=object)
 
     def rows(self) -> list[tuple[str, str]]:
         """Return the (judge, benchmark) pairs with results, in result order."""

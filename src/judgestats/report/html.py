@@ -17,6 +17,7 @@ from judgestats.accounting import ImportReport
 from judgestats.models.summary import MAX_RHAT, MIN_ESS
 from judgestats.mvvp import MVVPResult, StepVerdict, format_estimate
 from judgestats.mvvp.result import PROBABILITY_QUANTITIES, QUANTITY_LABELS
+from judgestats.report.markup import compact
 
 if TYPE_CHECKING:
     from judgestats.plan import PlanResult
@@ -42,20 +43,17 @@ details summary{cursor:pointer;font-weight:600}
 
 
 def _grid(frame: pd.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
-        for row in frame.itertuples(index=False)
+    """Render a frame as a plain ``grid`` table (:meth:`pandas.DataFrame.to_html`)."""
+    return compact(
+        frame.to_html(
+            index=False, classes="grid", border=0, na_rep="", float_format=_float, escape=True
+        )
     )
-    return f'<table class="grid"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return "" if not np.isfinite(value) else f"{value:.3g}"
-    return str(value)
+def _float(value: float) -> str:
+    """Three significant digits; nothing for a non-finite value."""
+    return f"{value:.3g}" if np.isfinite(value) else ""
 
 
 def diagnostics_table(result: MVVPResult) -> pd.DataFrame:

@@ -1,16 +1,26 @@
 """Presentation of MVVP verdicts: the plain-text and HTML verdict tables.
 
 :class:`judgestats.mvvp.MVVPResult` holds the typed results; its ``format``,
-``__str__``, ``to_html`` and ``_repr_html_`` render them with these functions.
+``__str__``, ``to_html`` and ``_repr_html_`` render them with these functions. Both
+tables are pandas renderings of :meth:`~judgestats.mvvp.MVVPResult.grid` (one row per
+judge and benchmark, one column per step): the text through
+:meth:`pandas.DataFrame.to_string`, the HTML through
+:class:`pandas.io.formats.style.Styler` (a judge's rows joined by its sparse index,
+reasons as ``title`` attributes, verdicts as cell classes).
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+import pandas as pd
+from pandas.io.formats.style import Styler
+
 from judgestats.mvvp.result import QUANTITY_LABELS, Step, StepResult, StepVerdict
+from judgestats.report.markup import compact
 
 if TYPE_CHECKING:
     from judgestats.mvvp.result import MVVPResult
@@ -22,7 +32,9 @@ _CSS = """
 .js-mvvp{border-collapse:collapse;font:13px/1.35 system-ui,sans-serif}
 .js-mvvp th,.js-mvvp td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;
 vertical-align:top}
-.js-mvvp th{background:#f6f8fa}
+.js-mvvp thead th{background:#f6f8fa}
+.js-mvvp tbody th{background:#fff;font-weight:normal}
+.js-mvvp td.js-cont{border-top-style:hidden}
 .js-mvvp .v{display:inline-block;min-width:7.5em;padding:1px 6px;border-radius:4px;
 font-weight:600;font-size:12px}
 .js-mvvp .PASS{background:#dafbe1;color:#116329}
@@ -37,16 +49,25 @@ font-weight:600;font-size:12px}
 """
 
 
-def _verdict_cell(r: StepResult | None, rowspan: int = 1) -> str:
-    span = f' rowspan="{rowspan}"' if rowspan > 1 else ""
-    if r is None:
-        return f"<td{span}></td>"
+def _cell_html(r: object) -> str:
+    """Return the verdict badge and the estimate of one cell (empty without a result)."""
+    if not isinstance(r, StepResult):
+        return ""
     label = QUANTITY_LABELS.get(r.quantity, r.quantity)
-    title = html.escape(r.reason, quote=True)
     return (
-        f'<td{span} title="{title}"><span class="v {r.verdict.name}">{r.verdict.value}</span>'
-        f'<br><span class="est">{html.escape(label)} {html.escape(r.formatted)}</span></td>'
+        f'<span class="v {r.verdict.name}">{r.verdict.value}</span>'
+        f'<br><span class="est">{html.escape(label)} {html.escape(r.formatted)}</span>'
     )
+
+
+def _cell_title(r: StepResult | None) -> str:
+    """Return the reason, shown on hover (pandas writes a ``title`` as given: escape it)."""
+    return "" if r is None else html.escape(r.reason, quote=True)
+
+
+def _cell_class(r: StepResult | None) -> str:
+    """Return the verdict as a class of the cell, for styling and selection (``js-FAIL``)."""
+    return "" if r is None else f"js-{r.verdict.name}"
 
 
 _SHORT = {
@@ -56,6 +77,19 @@ _SHORT = {
     Step.CROSS_VALIDATE: "cross-val",
     Step.AUDIT_PARADOX: "paradox",
 }
+
+
+def _text_table(result: MVVPResult) -> list[str]:
+    """Return the verdict lines: one per judge and benchmark, a judge named once."""
+    grid = result.grid()
+    shown = grid.map(lambda r: "" if r is None else r.verdict.value)
+    shown.columns = pd.Index([f"{int(s)} {_SHORT[s]}" for s in Step])  # grid's columns
+    if shown.empty:
+        return ["  ".join(["judge", "benchmark", *shown.columns])]
+    widths = {c: max(len(c), int(shown[c].str.len().max())) for c in shown.columns}
+    formatters = {c: f"{{:<{w}}}".format for c, w in widths.items()}
+    text = shown.to_string(justify="left", formatters=formatters)
+    return [line.rstrip() for line in text.splitlines()]
 
 
 def verdict_text(result: MVVPResult, details: bool = True, max_warnings: int | None = None) -> str:
@@ -73,33 +107,9 @@ def verdict_text(result: MVVPResult, details: bool = True, max_warnings: int | N
     -------
     str
     """
-    rows = result.rows()
-    head = [
-        "judge",
-        "benchmark",
-        *(f"{int(s)} {_SHORT[s]}" for s in Step),
-    ]
-    body = []
-    last = None
-    for judge, bench in rows:
-        cells = [judge if judge != last else "", bench]
-        for step in Step:
-            r = result.find(step, judge, bench)
-            shown = r is not None and (step.per_benchmark or judge != last)
-            cells.append(r.verdict.value if r is not None and shown else "")
-        body.append(cells)
-        last = judge
-    for judge in result.judges:  # judges only measurable per judge (no benchmark row)
-        if judge not in {j for j, _ in rows}:
-            r = result.find(Step.CROSS_VALIDATE, judge, None)
-            body.append([judge, "", "", "", "", r.verdict.value if r else "", ""])
-    widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
     lines = [
         f"MVVP verdicts ({result.config.prob:.0%} intervals, {result.model or 'unknown'} model)",
-        "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip(),
-    ]
-    lines += [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in body
+        *_text_table(result),
     ]
     counts = result.counts()
     lines.append(", ".join(f"{n} {v.value}" for v, n in counts.items()))
@@ -121,6 +131,9 @@ def verdict_text(result: MVVPResult, details: bool = True, max_warnings: int | N
 #: The verdict columns of the HTML tables (header, step), after the judge (and benchmark).
 COLUMNS: tuple[tuple[str, Step], ...] = tuple((f"{int(s)}. {s.title}", s) for s in Step)
 
+#: Header of the plan column (``report --plan``).
+PLAN_HEADER = "settles with"
+
 #: Rows (judge × benchmark) up to which the verdicts are one table; above, one table per
 #: benchmark with a table of contents, each scrolling within the screen.
 MAX_TABLE_ROWS = 60
@@ -130,57 +143,43 @@ MAX_TABLE_ROWS = 60
 Settles = Mapping[tuple[str, str], str]
 
 
-def _step_cells(
-    result: MVVPResult,
-    judge: str,
-    bench: str,
-    rowspan: int | None,
-    settles: Settles | None = None,
-) -> list[str]:
-    """Return the verdict cells of one row: per-benchmark steps, and the per-judge ones.
+def _styled(grid: pd.DataFrame, uuid: str, plan: Sequence[str] | None = None) -> str:
+    """Render a frame of results (one column per step) as an HTML table.
 
-    ``rowspan`` is the number of rows the judge's per-judge cells span, ``None`` on the
-    rows that the span covers (no per-judge cell). With ``settles``, a last cell says
-    how much more data settles the row's open verdicts.
+    A per-judge step's cells below a judge's first row are empty and join it (no
+    border between them), as the judge's index cell spans the rows. ``plan`` adds the
+    "settles with" column, one text per row.
     """
-    cells = []
-    for _, step in COLUMNS:
-        if step.per_benchmark:
-            cells.append(_verdict_cell(result.find(step, judge, bench)))
-        elif rowspan is not None:
-            cells.append(_verdict_cell(result.find(step, judge, None), rowspan))
-    if settles is not None:  # plan column
-        cells.append(f"<td>{html.escape(settles.get((judge, bench), ''))}</td>")
-    return cells
-
-
-def _head(*first: str, settles: bool = False) -> str:
-    names = "".join(f"<th>{html.escape(n)}</th>" for n in first)
-    steps = "".join(f"<th>{html.escape(header)}</th>" for header, _ in COLUMNS)
-    plan = "<th>settles with</th>" if settles else ""
-    return f"<thead><tr>{names}{steps}{plan}</tr></thead>"
+    headers = {step: header for header, step in COLUMNS}
+    shown = grid.rename(columns=headers)
+    titles = grid.map(_cell_title).rename(columns=headers)
+    classes = grid.map(_cell_class).rename(columns=headers)
+    if grid.index.nlevels > 1:
+        repeat = grid.index.get_level_values("judge").duplicated()
+        for header, step in COLUMNS:
+            if not step.per_benchmark:
+                classes[header] = np.where(repeat, classes[header] + " js-cont", classes[header])
+    if plan is not None:
+        shown[PLAN_HEADER] = list(plan)
+        titles[PLAN_HEADER] = classes[PLAN_HEADER] = ""
+    styler = (
+        Styler(shown, uuid=uuid, table_attributes='class="js-mvvp"')
+        .format(_cell_html, subset=list(headers.values()))
+        .format_index(escape="html", axis=0)
+        .format_index(escape="html", axis=1)
+        .set_tooltips(titles, as_title_attribute=True)
+        .set_td_classes(classes)
+    )
+    if plan is not None:
+        styler = styler.format(escape="html", subset=[PLAN_HEADER])
+    return compact(styler.to_html(sparse_index=True))
 
 
 def _one_table(result: MVVPResult, settles: Settles | None = None) -> str:
     """Every judge × benchmark row in one table, a judge's benchmarks together."""
-    rows = result.rows()
-    per_judge: dict[str, int] = {}
-    for judge, _ in rows:
-        per_judge[judge] = per_judge.get(judge, 0) + 1
-    head = _head("judge", "benchmark", settles=settles is not None)
-    out = [f'<table class="js-mvvp">{head}<tbody>']
-    seen: set[str] = set()
-    for judge, bench in rows:
-        cells = []
-        if judge not in seen:
-            cells.append(f'<td rowspan="{per_judge[judge]}">{html.escape(judge)}</td>')
-        cells.append(f"<td>{html.escape(bench)}</td>")
-        span = None if judge in seen else per_judge[judge]
-        cells += _step_cells(result, judge, bench, span, settles)
-        seen.add(judge)
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
-    return "\n".join(out)
+    grid = result.grid()
+    plan = None if settles is None else [settles.get(key, "") for key in grid.index]
+    return _styled(grid, "mvvp", plan)
 
 
 def _counts(results: list[StepResult]) -> str:
@@ -196,34 +195,31 @@ def _anchor(bench: str) -> str:
     return "verdicts-" + "".join(c if c.isalnum() else "-" for c in bench)
 
 
+def _worst_first(grid: pd.DataFrame) -> pd.DataFrame:
+    """Rows with the most severe per-benchmark verdict first (stable: data order on ties)."""
+    steps = [step for step in Step if step.per_benchmark]  # grid's columns
+    worst = grid[steps].map(lambda r: -1 if r is None else r.verdict.severity).max(axis=1)
+    return grid.iloc[np.argsort(-worst.to_numpy(), kind="stable")]
+
+
 def _per_benchmark(result: MVVPResult, settles: Settles | None = None) -> str:
     """One table per benchmark (judges with the most severe verdicts first) and a contents list."""
-    by_bench: dict[str, list[str]] = {}
-    for judge, bench in result.rows():
-        by_bench.setdefault(bench, []).append(judge)
+    grid = result.grid(once_per_judge=False)
     toc, sections = [], []
-    for bench, judges in by_bench.items():
-        mine = [r for r in result.results if r.benchmark == bench]
-        worst = {j: -1 for j in judges}
-        for r in mine:
-            worst[r.judge] = max(worst[r.judge], r.verdict.severity)
-        order = sorted(judges, key=lambda j: -worst[j])  # stable: data order on ties
+    for number, bench in enumerate(result.benchmarks):
+        # "judge" as the columns' name heads the index column: one header row, sticky
+        rows = grid[grid.index.get_level_values("benchmark") == bench]
+        sub = _worst_first(rows.droplevel("benchmark")).rename_axis(index=None, columns="judge")
         anchor = _anchor(bench)
+        mine = [r for r in result.results if r.benchmark == bench]
         toc.append(
-            f'<li><a href="#{anchor}">{html.escape(bench)}</a> ({len(judges)} judges): '
+            f'<li><a href="#{anchor}">{html.escape(bench)}</a> ({len(sub)} judges): '
             f"{_counts(mine)}</li>"
         )
-        rows = [
-            f"<tr><td>{html.escape(j)}</td>{''.join(_step_cells(result, j, bench, 1, settles))}"
-            "</tr>"
-            for j in order
-        ]
-        head = _head("judge", settles=settles is not None)
+        plan = None if settles is None else [settles.get((j, bench), "") for j in sub.index]
         sections.append(
             f'<section id="{anchor}"><h4>{html.escape(bench)}</h4>'
-            f'<div class="js-mvvp-scroll"><table class="js-mvvp">{head}<tbody>'
-            + "".join(rows)
-            + "</tbody></table></div></section>"
+            f'<div class="js-mvvp-scroll">{_styled(sub, f"mvvp{number}", plan)}</div></section>'
         )
     contents = (
         '<nav class="js-mvvp js-mvvp-toc"><p>One table per benchmark, judges with the most severe '
@@ -247,6 +243,9 @@ def verdict_html(
     per_benchmark : bool, optional
         One table per benchmark, each scrolling within the screen, with a table of
         contents; by default when there are more than :data:`MAX_TABLE_ROWS` rows.
+    settles : mapping, optional
+        ``(judge, benchmark)`` → how much more data settles the row's open verdicts
+        (``report --plan``): a last column, "settles with".
 
     Returns
     -------
