@@ -163,6 +163,12 @@ class HierarchicalConfig:
         and replicates of a simulation rarely share their pattern trees, so this pays
         only for repeated fits of one structure. Without it, a fit of the same counts
         and priors (another seed or number of draws) still reuses the compiled model.
+    pair_items : bool, default True
+        Couple the judges' split probabilities through the items they rated, so that
+        differences between judges, ranks and rank shifts keep the pairing of judges
+        rated on the same items; every judge's own posterior is unchanged (see
+        :mod:`judgestats.models.conditionals`). False draws the judges independently
+        given the hyper-parameters.
     """
 
     draws: int = 1000
@@ -179,6 +185,7 @@ class HierarchicalConfig:
     prior: float = DEFAULT_CONCENTRATION
     prior_scale: float = 1.0
     reuse_compiled: bool = False
+    pair_items: bool = True
 
     def __post_init__(self) -> None:
         if not (self.prior_scale > 0 and np.isfinite(self.prior_scale)):
@@ -439,7 +446,7 @@ class HierarchicalModel(JudgeModel):
         idata = sample(built.model, built.structure, built.data, SamplerSettings.of(cfg), seed)
         post = idata["posterior"].to_dataset()
         features = xr.DataArray(
-            expected_features(built.layout, data, post, cfg.prior, rng),
+            expected_features(built.layout, data, post, cfg.prior, rng, cfg.pair_items),
             dims=("chain", "draw", "judge", "benchmark", "feature"),
             coords={
                 "chain": np.arange(post.sizes["chain"]),
