@@ -61,6 +61,7 @@ import xarray as xr
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData
 from judgestats.models.layout import Layout
+from judgestats.models.ppc import PredictiveChecks
 from judgestats.models.prior import dp_feature_draws
 from judgestats.models.traits import TRAITS
 from judgestats.models.tree import LEVELS
@@ -249,7 +250,7 @@ def _cell_features(
     entry_p: np.ndarray,
     prior: float,
     rng: np.random.Generator,
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """Return the expected item features of the judges of a cell's benchmark (one chain).
 
     Parameters
@@ -265,7 +266,9 @@ def _cell_features(
 
     Returns
     -------
-    ndarray, shape (draw, judge of the benchmark, feature)
+    features : ndarray, shape (draw, judge of the benchmark, feature)
+    theta : ndarray, shape (draw, judge of the benchmark, K + 1)
+        Pattern probabilities, the novel leaf last.
     """
     block = lay.blocks[cell]
     bt = data.tally[data.benchmarks[block.benchmark]]
@@ -275,7 +278,7 @@ def _cell_features(
     novel = dp_feature_draws(  # the novel leaf's items: P_new ~ DP(alpha, G0)
         base.features[:, block.label, :], base.prob, theta.shape[:2], prior, rng
     )
-    return theta[..., :-1] @ bt.features[:, block.label, :] + theta[..., -1:] * novel
+    return theta[..., :-1] @ bt.features[:, block.label, :] + theta[..., -1:] * novel, theta
 
 
 def expected_features(
@@ -285,6 +288,7 @@ def expected_features(
     prior: float,
     rng: np.random.Generator,
     pair_items: bool = True,
+    predictive: PredictiveChecks | None = None,
 ) -> np.ndarray:
     """Return the expected item features of every judge and benchmark, per draw.
 
@@ -299,6 +303,8 @@ def expected_features(
     rng : numpy.random.Generator
     pair_items : bool, default True
         Couple the judges' draws through the items they rated (module docs).
+    predictive : PredictiveChecks, optional
+        Posterior predictive checks, fed every cell's pattern probabilities.
 
     Returns
     -------
@@ -322,7 +328,9 @@ def expected_features(
         chain_out = out[ch]  # a view: (draw, judge, benchmark, feature)
         for c, (bi, li) in enumerate(lay.cells):
             rows = [data.judges.index(j) for j in data.tally[data.benchmarks[bi]].judges]
-            expected = _cell_features(lay, data, c, entry_p, prior, rng)
+            expected, theta = _cell_features(lay, data, c, entry_p, prior, rng)
+            if predictive is not None:
+                predictive.add(ch, c, theta, rng)
             chain_out[:, rows, bi, :] += shares[bi][ch, :, li, None, None] * expected
     return out
 

@@ -105,6 +105,7 @@ from judgestats.features import FEATURES
 from judgestats.models.base import FitData, JudgeModel
 from judgestats.models.conditionals import expected_features, hyper_dataset
 from judgestats.models.layout import Layout, apply_pt, build_layout
+from judgestats.models.ppc import PredictiveChecks
 from judgestats.models.prior import DEFAULT_CONCENTRATION
 from judgestats.models.sampling import SamplerSettings, sample
 from judgestats.models.traits import TRAITS
@@ -445,8 +446,9 @@ class HierarchicalModel(JudgeModel):
         seed = int(rng.integers(2**31 - 1)) if random_seed is None else int(random_seed)
         idata = sample(built.model, built.structure, built.data, SamplerSettings.of(cfg), seed)
         post = idata["posterior"].to_dataset()
+        checks = PredictiveChecks(built.layout, data, post.sizes["chain"], post.sizes["draw"])
         features = xr.DataArray(
-            expected_features(built.layout, data, post, cfg.prior, rng, cfg.pair_items),
+            expected_features(built.layout, data, post, cfg.prior, rng, cfg.pair_items, checks),
             dims=("chain", "draw", "judge", "benchmark", "feature"),
             coords={
                 "chain": np.arange(post.sizes["chain"]),
@@ -459,5 +461,6 @@ class HierarchicalModel(JudgeModel):
         groups = {
             "hyper": hyper_dataset(built.layout, data, post),
             "sample_stats": idata["sample_stats"].to_dataset(),
+            "predictive": checks.dataset(),
         }
         return features, groups

@@ -17,6 +17,7 @@ from judgestats.accounting import ImportReport
 from judgestats.models.summary import MAX_RHAT, MIN_ESS
 from judgestats.mvvp import MVVPResult, StepVerdict, format_estimate
 from judgestats.mvvp.result import PROBABILITY_QUANTITIES, QUANTITY_LABELS
+from judgestats.report.predictive import section as predictive_section
 
 if TYPE_CHECKING:
     from judgestats.plan import PlanResult
@@ -236,6 +237,7 @@ def render_html(
         _details(result),
         "<h2>Diagnostics</h2>",
         _diagnostics_html(result, tree),
+        *predictive_section(tree),
         "<h2>All estimates</h2>",
         f"<details><summary>{len(table)} records (also in summary.csv and summary.json)"
         f"</summary>{_estimates(table)}</details>",
