@@ -75,7 +75,7 @@ def fit_posterior(
     xarray.DataTree
         Failed diagnostics are in its ``warnings`` attr (and logged), not raised.
     """
-    from judgestats.models import ConvergenceWarning, ExactModel, HierarchicalModel
+    from judgestats.models import ConvergenceWarning, ExactModel, HierarchicalModel, MisfitWarning
 
     model_cls = ExactModel if fast else HierarchicalModel
     config = model_cls.default_config
@@ -86,17 +86,18 @@ def fit_posterior(
     config = replace(config, **{k: v for k, v in overrides.items() if v is not None})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
+        warnings.simplefilter("always", MisfitWarning)
         tree = model_cls(config, derived).fit(ds, random_seed=random_seed)
     failed = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    misfit = [w for w in caught if issubclass(w.category, MisfitWarning)]
     for w in caught:
-        if w not in failed:
+        if w not in failed and w not in misfit:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if failed:  # listed in full by the report; one line here
-        log.warning(
-            "%d sampler diagnostic(s) failed (first: %s); the report lists them",
-            len(failed),
-            failed[0].message,
-        )
+    for found, what in ((failed, "sampler diagnostic(s) failed"), (misfit, "misfit(s) found")):
+        if found:  # listed in full by the report; one line here
+            log.warning(
+                "%d %s (first: %s); the report lists them", len(found), what, found[0].message
+            )
     return tree
 
 

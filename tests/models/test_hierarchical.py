@@ -1,5 +1,7 @@
 """Hierarchical tier: structure, agreement with closed form, edge cases, save/load."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -49,6 +51,23 @@ def test_sampler_is_healthy_on_the_small_cohort(hier_model):
     assert diagnose(tree) == []
 
 
+def test_predictive_checks_find_no_misfit_where_the_model_fits(hier_model):
+    """The small cohort has no item effects: the model describes it, no check is flagged."""
+    tree = hier_model.result
+    pred = tree["predictive"].to_dataset()
+    assert pred["ppc_patterns"].dims == ("judge", "benchmark")
+    assert pred["ppc_trait"].dims == ("judge", "benchmark", "trait")
+    for name in ("ppc_patterns", "ppc_trait", "ppc_agreement"):
+        values = pred[name].values
+        assert np.isfinite(values).all() and ((values >= 0) & (values <= 1)).all(), name
+    assert json.loads(tree.attrs["misfits"]) == []
+    # the top patterns' observed shares lie within the replicated range
+    q = pred["pattern_share_replicated"]
+    obs = pred["pattern_share_observed"]
+    inside = (q.sel(quantile=0.05) <= obs + 0.02) & (obs - 0.02 <= q.sel(quantile=0.95))
+    assert inside.all()
+
+
 def test_large_sample_means_and_sds_agree_with_closed_form(small, hier_model):
     tree = hier_model.result
     point = compute_metrics(small.dataset, ["kappa", "exact_match", "test_retest"], interval="none")
@@ -83,6 +102,11 @@ def test_save_and_load_round_trip(tmp_path, hier_model):
     assert again.derived == hier_model.derived
     np.testing.assert_array_equal(
         again.result["posterior"]["kappa"].values, hier_model.result["posterior"]["kappa"].values
+    )
+    np.testing.assert_allclose(
+        again.result["predictive"]["ppc_patterns"].values,
+        hier_model.result["predictive"]["ppc_patterns"].values,
+        rtol=1e-6,
     )
     a = again.summary(var_names=["kappa", "rank_shift"])
     b = hier_model.summary(var_names=["kappa", "rank_shift"])

@@ -30,3 +30,7 @@ def test_hierarchical_report_end_to_end(tmp_path):
     assert "Divergent transitions:" in page
     for warning in summary["warnings"]:
         assert html.escape(warning) in page
+    assert "predictive" in tree.children
+    assert "<h2>Posterior predictive checks</h2>" in page
+    for misfit in json.loads(tree.attrs["misfits"]):
+        assert html.escape(misfit) in page

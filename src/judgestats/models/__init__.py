@@ -4,7 +4,13 @@ PyMC is imported only when the hierarchical tier is fitted, so that reading logs
 and the exact tier stay fast to import.
 """
 
-from judgestats.models.base import ConvergenceWarning, JudgeModel, load_posterior, save_posterior
+from judgestats.models.base import (
+    ConvergenceWarning,
+    JudgeModel,
+    MisfitWarning,
+    load_posterior,
+    save_posterior,
+)
 from judgestats.models.derived import DerivedConfig
 from judgestats.models.exact import ExactConfig, ExactModel
 from judgestats.models.hierarchical import HierarchicalConfig, HierarchicalModel
@@ -43,6 +49,7 @@ __all__ = [
     "HierarchicalConfig",
     "HierarchicalModel",
     "JudgeModel",
+    "MisfitWarning",
     "diagnose",
     "load",
     "load_posterior",

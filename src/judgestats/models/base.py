@@ -43,6 +43,10 @@ class ConvergenceWarning(UserWarning):
     """A sampler diagnostic failed (R-hat, ESS or divergences); the report shows it."""
 
 
+class MisfitWarning(UserWarning):
+    """A posterior predictive check failed (:mod:`judgestats.models.ppc`); the report shows it."""
+
+
 @dataclass(frozen=True)
 class FitData:
     """The tally of a dataset plus the judge and benchmark axes of the posterior."""
@@ -174,12 +178,17 @@ class JudgeModel:
             judgestats_version=_version(),
             random_seed=-1 if random_seed is None else int(random_seed),
         )
+        from judgestats.models.ppc import misfits
         from judgestats.models.summary import diagnose
 
         problems = diagnose(tree)
+        misfit = misfits(tree["predictive"].to_dataset()) if "predictive" in tree else []
         tree.attrs["warnings"] = json.dumps(problems)
+        tree.attrs["misfits"] = json.dumps(misfit)
         for p in problems:
             warnings.warn(p, ConvergenceWarning, stacklevel=2)
+        for p in misfit:
+            warnings.warn(p, MisfitWarning, stacklevel=2)
         self.result = tree
         return tree
 

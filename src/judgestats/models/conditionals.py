@@ -5,13 +5,52 @@ every judge's split probabilities ``v`` integrated out
 (:mod:`judgestats.models.hierarchical`). Per posterior draw this module then draws
 
 1. the label shares of every benchmark (conjugate Dirichlet, shared by judges),
-2. every judge's split probabilities from their exact Beta conditionals,
+2. every judge's split probabilities from their exact Beta conditionals, coupled
+   across judges through the items they rated (below),
 3. the judge's expected item features per (benchmark, label) cell, with the novel
    leaf's items following ``P_new ~ DP(prior, G0)``,
 
 and summarises the pooling strengths per tree level for the ``hyper`` group. The
 random draws are made in this order, chain by chain, so a seed gives the same
 draws.
+
+Judges rate the same items
+--------------------------
+Given the hyper-parameters, a judge's split probability has the conditional
+``v ~ Beta(a + n_succ, b + n_rest)``: ``a, b`` the pseudo-items of its judge-level
+mean, ``n_succ`` of its ``n`` items at the split's node taking the split's child. Drawn
+independently per judge, as the likelihood has it, two judges who saw the same items
+get independent draws, and a difference between them (of kappa, a rank) is as noisy
+as if they had been rated on different items. Yet an item that is hard for one judge
+is often hard for the other: their errors on a benchmark's items are correlated, and
+the sampling noise of *which* items the benchmark holds is shared.
+
+The draw used here keeps every judge's conditional exactly and gives them the
+dependence of the exact tier's Bayesian bootstrap (Rubin 1981): every item of a
+(benchmark, label) cell gets one weight ``e_i ~ Exp(1)`` per draw, *shared by all
+judges*, and
+
+``v = (G_a + r G_n) / (G_a + G_b + G_n)``,  ``r = sum_succ e_i / sum_node e_i``,
+
+with ``G_a ~ Gamma(a)``, ``G_b ~ Gamma(b)``, ``G_n ~ Gamma(n)`` drawn per judge and
+split. Since ``r ~ Beta(n_succ, n_rest)`` independently of the weights' total, and
+``(G_a + G_b) / (G_a + G_b + G_n) ~ Beta(a + b, n)`` independently of ``G_a / (G_a +
+G_b) ~ Beta(a, b)``, ``v`` has exactly the Beta conditional above; by the complete
+neutrality of the Dirichlet, the splits of one judge stay independent of each other
+as the tree's generalised Dirichlet requires. Only the joint law across judges
+changes: where the data dominate the pseudo-items (``n >> a + b``) two judges' draws
+are those of the paired bootstrap; where the pooling dominates, the judge-level means
+do.
+
+This is a coupling of the exact conditionals, not a likelihood for item effects: the
+hyper-parameters are sampled with judges independent given them. A latent-class
+(Dawid-Skene) or crossed judge x item model would also let item effects inform the
+pooling, at the cost of a likelihood per item instead of per pattern count, and of a
+parametric form for what items share (difficulty, label noise, shared position
+preference). The coupling needs no such form and costs one matrix product per cell;
+``benchmarks/bench_pairing.py`` measures what it buys (``pair_items=False`` in
+:class:`~judgestats.models.hierarchical.HierarchicalConfig` gives the independent
+draws).
 """
 
 from __future__ import annotations
@@ -22,14 +61,16 @@ import xarray as xr
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData
 from judgestats.models.layout import Layout
+from judgestats.models.ppc import PredictiveChecks
 from judgestats.models.prior import dp_feature_draws
 from judgestats.models.traits import TRAITS
 from judgestats.models.tree import LEVELS
-from judgestats.tally import LABEL_NAMES
+from judgestats.tally import LABEL_CODES, LABEL_NAMES
 
 __all__ = [
     "expected_features",
     "hyper_dataset",
+    "item_weighted_counts",
     "label_shares",
     "split_log_probabilities",
 ]
@@ -73,17 +114,57 @@ def label_shares(
     return out
 
 
+def item_weighted_counts(
+    lay: Layout, data: FitData, n_draw: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Entry counts of every judge with each item weighted by a shared ``Exp(1)`` draw.
+
+    One weight per item of a (benchmark, label) cell and draw, the same for every
+    judge who rated the item (see the module docs). With every weight 1 this gives
+    ``lay.counts``.
+
+    Parameters
+    ----------
+    lay : Layout
+    data : FitData
+    n_draw : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (draw, judge, entry)
+    """
+    out = np.zeros((n_draw, *lay.counts.shape))
+    for c, block in enumerate(lay.blocks):
+        bt = data.tally[data.benchmarks[block.benchmark]]
+        in_cell = np.flatnonzero(bt.item_label == LABEL_CODES[block.label])
+        weights = rng.standard_exponential((n_draw, in_cell.size))
+        tree = block.tree
+        leaf_entry = tree.entry_counts(np.eye(tree.leaf_entries.shape[0]))  # (leaf, entry)
+        cols = lay.entries(c)
+        for jj, judge in enumerate(bt.judges):
+            pattern = bt.item_pattern[jj, in_cell]
+            judged = pattern >= 0
+            if judged.any():
+                out[:, data.judges.index(judge), cols] = (
+                    weights[:, judged] @ leaf_entry[pattern[judged]]
+                )
+    return out
+
+
 def split_log_probabilities(
     lay: Layout,
     eta: np.ndarray,
     trait: np.ndarray,
     log_kappa: np.ndarray,
     rng: np.random.Generator,
+    weighted: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Draw every judge's split probabilities from their Beta conditionals (one chain).
 
     ``v[j, s] ~ Beta(conc[s] mu[j, s] + succ[j, s], conc[s] (1 - mu[j, s]) + rest[j, s])``,
-    drawn as two gammas on the log scale.
+    drawn from gammas on the log scale: independently per judge, or coupled across
+    judges through shared item weights (see the module docs).
 
     Parameters
     ----------
@@ -95,6 +176,9 @@ def split_log_probabilities(
     log_kappa : ndarray, shape (draw, split)
         Log pooling concentrations.
     rng : numpy.random.Generator
+    weighted : ndarray, shape (draw, judge, entry), optional
+        Item-weighted entry counts (:func:`item_weighted_counts`); without them the
+        judges' draws are independent.
 
     Returns
     -------
@@ -110,10 +194,53 @@ def split_log_probabilities(
         log_kappa[:, None, :]
         + lay.split_mass(-np.logaddexp(0, -eta), -np.logaddexp(0, eta))[:, None, :]
     )
-    lg1 = _log_gamma_draw(np.exp(log_conc + log_mu) + succ[None], rng)
-    lg2 = _log_gamma_draw(np.exp(log_conc + log_1mmu) + rest[None], rng)
+    if weighted is None:
+        lg1 = _log_gamma_draw(np.exp(log_conc + log_mu) + succ[None], rng)
+        lg2 = _log_gamma_draw(np.exp(log_conc + log_1mmu) + rest[None], rng)
+    else:
+        lg1, lg2 = _coupled_log_gammas(
+            lay, np.exp(log_conc + log_mu), np.exp(log_conc + log_1mmu), succ + rest, weighted, rng
+        )
     log_total = np.logaddexp(lg1, lg2)
     return np.maximum(lg1 - log_total, _LOG_FLOOR), np.maximum(lg2 - log_total, _LOG_FLOOR)
+
+
+def _coupled_log_gammas(
+    lay: Layout,
+    a: np.ndarray,
+    b: np.ndarray,
+    n: np.ndarray,
+    weighted: np.ndarray,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``log(G_a + r G_n)`` and ``log(G_b + (1 - r) G_n)`` of the module docs.
+
+    Parameters
+    ----------
+    lay : Layout
+    a, b : ndarray, shape (draw, judge, split)
+        Pseudo-items of the child and of the later children.
+    n : ndarray, shape (judge, split)
+        Items at the split's node.
+    weighted : ndarray, shape (draw, judge, entry)
+        Item-weighted entry counts.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    tuple of ndarray, shape (draw, judge, split)
+    """
+    w_succ, w_rest = lay.split_counts(weighted)
+    reached = np.broadcast_to(n > 0, w_succ.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_node = np.log(w_succ + w_rest)
+        log_r = np.where(reached, np.log(w_succ) - log_node, 0.0)
+        log_1mr = np.where(reached, np.log(w_rest) - log_node, 0.0)
+        log_gn = np.where(
+            reached, np.log(rng.gamma(np.maximum(n, 1.0), size=w_succ.shape)), -np.inf
+        )
+    lg_a, lg_b = _log_gamma_draw(a, rng), _log_gamma_draw(b, rng)
+    return np.logaddexp(lg_a, log_gn + log_r), np.logaddexp(lg_b, log_gn + log_1mr)
 
 
 def _cell_features(
@@ -123,7 +250,7 @@ def _cell_features(
     entry_p: np.ndarray,
     prior: float,
     rng: np.random.Generator,
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """Return the expected item features of the judges of a cell's benchmark (one chain).
 
     Parameters
@@ -139,7 +266,9 @@ def _cell_features(
 
     Returns
     -------
-    ndarray, shape (draw, judge of the benchmark, feature)
+    features : ndarray, shape (draw, judge of the benchmark, feature)
+    theta : ndarray, shape (draw, judge of the benchmark, K + 1)
+        Pattern probabilities, the novel leaf last.
     """
     block = lay.blocks[cell]
     bt = data.tally[data.benchmarks[block.benchmark]]
@@ -149,7 +278,7 @@ def _cell_features(
     novel = dp_feature_draws(  # the novel leaf's items: P_new ~ DP(alpha, G0)
         base.features[:, block.label, :], base.prob, theta.shape[:2], prior, rng
     )
-    return theta[..., :-1] @ bt.features[:, block.label, :] + theta[..., -1:] * novel
+    return theta[..., :-1] @ bt.features[:, block.label, :] + theta[..., -1:] * novel, theta
 
 
 def expected_features(
@@ -158,6 +287,8 @@ def expected_features(
     posterior: xr.Dataset,
     prior: float,
     rng: np.random.Generator,
+    pair_items: bool = True,
+    predictive: PredictiveChecks | None = None,
 ) -> np.ndarray:
     """Return the expected item features of every judge and benchmark, per draw.
 
@@ -170,6 +301,10 @@ def expected_features(
     prior : float
         Concentration of the novel leaf's Dirichlet process.
     rng : numpy.random.Generator
+    pair_items : bool, default True
+        Couple the judges' draws through the items they rated (module docs).
+    predictive : PredictiveChecks, optional
+        Posterior predictive checks, fed every cell's pattern probabilities.
 
     Returns
     -------
@@ -185,12 +320,17 @@ def expected_features(
     for bi, bt in enumerate(data.tally):
         out[:, :, [data.judges.index(j) for j in bt.judges], bi, :] = 0.0
     for ch in range(n_chain):  # one chain at a time bounds memory
-        log_v, log_1mv = split_log_probabilities(lay, eta[ch], trait[ch], log_kappa[ch], rng)
+        weighted = item_weighted_counts(lay, data, n_draw, rng) if pair_items else None
+        log_v, log_1mv = split_log_probabilities(
+            lay, eta[ch], trait[ch], log_kappa[ch], rng, weighted
+        )
         entry_p = np.exp(lay.entry_log_prob(log_v, log_1mv))  # (draw, judge, entry)
         chain_out = out[ch]  # a view: (draw, judge, benchmark, feature)
         for c, (bi, li) in enumerate(lay.cells):
             rows = [data.judges.index(j) for j in data.tally[data.benchmarks[bi]].judges]
-            expected = _cell_features(lay, data, c, entry_p, prior, rng)
+            expected, theta = _cell_features(lay, data, c, entry_p, prior, rng)
+            if predictive is not None:
+                predictive.add(ch, c, theta, rng)
             chain_out[:, rows, bi, :] += shares[bi][ch, :, li, None, None] * expected
     return out
 

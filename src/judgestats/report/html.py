@@ -17,7 +17,8 @@ from judgestats.accounting import ImportReport
 from judgestats.models.summary import MAX_RHAT, MIN_ESS
 from judgestats.mvvp import MVVPResult, StepVerdict, format_estimate
 from judgestats.mvvp.result import PROBABILITY_QUANTITIES, QUANTITY_LABELS
-from judgestats.report.markup import compact
+from judgestats.report.markup import grid_html
+from judgestats.report.predictive import section as predictive_section
 
 if TYPE_CHECKING:
     from judgestats.plan import PlanResult
@@ -40,20 +41,6 @@ figcaption{color:#57606a;font-size:13px;max-width:1000px}
 pre{background:#f6f8fa;padding:10px;overflow-x:auto;font-size:12px}
 details summary{cursor:pointer;font-weight:600}
 """
-
-
-def _grid(frame: pd.DataFrame) -> str:
-    """Render a frame as a plain ``grid`` table (:meth:`pandas.DataFrame.to_html`)."""
-    return compact(
-        frame.to_html(
-            index=False, classes="grid", border=0, na_rep="", float_format=_float, escape=True
-        )
-    )
-
-
-def _float(value: float) -> str:
-    """Three significant digits; nothing for a non-finite value."""
-    return f"{value:.3g}" if np.isfinite(value) else ""
 
 
 def diagnostics_table(result: MVVPResult) -> pd.DataFrame:
@@ -109,7 +96,7 @@ def _details(result: MVVPResult) -> str:
         }
         for r in sorted(result.results, key=lambda r: -r.verdict.severity)
     ]
-    return _grid(pd.DataFrame(rows))
+    return grid_html(pd.DataFrame(rows))
 
 
 def _estimates(table: pd.DataFrame) -> str:
@@ -124,7 +111,7 @@ def _estimates(table: pd.DataFrame) -> str:
     ]
     cols = ["judge", "benchmark", "benchmark_pair", "quantity", "estimate", "threshold"]
     cols += ["p_threshold", "verdict", "r_hat", "ess_bulk"]
-    return _grid(shown[cols])
+    return grid_html(shown[cols])
 
 
 _CAPTIONS = {
@@ -215,7 +202,9 @@ def render_html(
         "paradox the same way.</p>",
         verdicts,
         "<h3>Thresholds</h3>",
-        _grid(pd.DataFrame([{"setting": k, "value": v} for k, v in asdict(result.config).items()])),
+        grid_html(
+            pd.DataFrame([{"setting": k, "value": v} for k, v in asdict(result.config).items()])
+        ),
         "<h3>Method</h3>",
         _method_html(result),
         "<h2>Plots</h2>",
@@ -234,6 +223,7 @@ def render_html(
         _details(result),
         "<h2>Diagnostics</h2>",
         _diagnostics_html(result, tree),
+        *predictive_section(tree),
         "<h2>All estimates</h2>",
         f"<details><summary>{len(table)} records (also in summary.csv and summary.json)"
         f"</summary>{_estimates(table)}</details>",
@@ -303,7 +293,7 @@ def _diagnostics_html(result: MVVPResult, tree: xr.DataTree | None) -> str:
             "<p>The exact tier draws independently (no MCMC): R-hat and ESS only check "
             "that enough draws were taken.</p>"
         )
-    out.append(_grid(diagnostics_table(result)))
+    out.append(grid_html(diagnostics_table(result)))
     counts = result.counts()
     if counts[StepVerdict.NOT_MEASURED]:
         out.append(

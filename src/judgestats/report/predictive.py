@@ -1,0 +1,167 @@
+"""The report's posterior predictive checks (:mod:`judgestats.models.ppc`).
+
+A section of the HTML page, present when the posterior has a ``predictive`` group
+(the hierarchical tier): a table per benchmark (inter-judge agreement observed
+against replicated, the smallest p-value of the judges' pattern-frequency and trait
+checks, how many are flagged) and one figure per group of benchmarks, the most
+frequent verdict patterns' observed shares against their replicated intervals.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from matplotlib.figure import Figure
+
+from judgestats.models.ppc import MISFIT_LEVEL
+from judgestats.report.markup import grid_html
+from judgestats.report.plots import figure_to_data_uri
+
+__all__ = ["plot_predictive", "predictive_html", "predictive_table", "section"]
+
+#: Benchmarks per figure (a screen's worth of panels).
+_PER_FIGURE = 4
+
+
+def _level(predictive: xr.Dataset) -> float:
+    """Return the Bonferroni level of the fit's checks (as ``ppc.misfits``)."""
+    n = sum(
+        int(np.isfinite(predictive[v].values).sum())
+        for v in ("ppc_patterns", "ppc_trait", "ppc_agreement")
+    )
+    return MISFIT_LEVEL / max(n, 1)
+
+
+def predictive_table(predictive: xr.Dataset) -> pd.DataFrame:
+    """One row per benchmark: what the checks found.
+
+    Parameters
+    ----------
+    predictive : xarray.Dataset
+        The ``predictive`` group of a fit.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    level = _level(predictive)
+    rep = predictive["agreement_replicated"]
+    rows = []
+    for b in predictive["benchmark"].values:
+        pat = predictive["ppc_patterns"].sel(benchmark=b).values
+        trait = predictive["ppc_trait"].sel(benchmark=b).values
+        lo, hi = rep.sel(benchmark=b, quantile=[0.05, 0.95]).values
+        rows.append(
+            {
+                "benchmark": str(b),
+                "agreement observed": predictive["agreement_observed"].sel(benchmark=b).item(),
+                "agreement replicated (90%)": f"{lo:.3f} – {hi:.3f}",
+                "agreement p": predictive["ppc_agreement"].sel(benchmark=b).item(),
+                "patterns: smallest p": np.nanmin(pat) if np.isfinite(pat).any() else np.nan,
+                "patterns flagged": int(np.sum(pat < level)),
+                "traits: smallest p": np.nanmin(trait) if np.isfinite(trait).any() else np.nan,
+                "traits flagged": int(np.sum(trait < level)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def plot_predictive(predictive: xr.Dataset, benchmarks: list[str]) -> Figure | None:
+    """Observed shares of the most frequent patterns against their replicated intervals.
+
+    Parameters
+    ----------
+    predictive : xarray.Dataset
+    benchmarks : list of str
+        One panel each.
+
+    Returns
+    -------
+    matplotlib.figure.Figure or None
+        None when no benchmark has a pattern.
+    """
+    names = predictive["pattern_name"]
+    shown = [b for b in benchmarks if any(str(n) for n in names.sel(benchmark=b).values)]
+    if not shown:
+        return None
+    fig = Figure(figsize=(4.6 * len(shown), 3.6), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(1, len(shown), squeeze=False)[0])
+    for ax, b in zip(axes, shown, strict=True):
+        labels = [str(n) for n in names.sel(benchmark=b).values]
+        keep = [i for i, n in enumerate(labels) if n]
+        y = np.arange(len(keep))
+        q = predictive["pattern_share_replicated"].sel(benchmark=b).values[:, keep]
+        obs = predictive["pattern_share_observed"].sel(benchmark=b).values[keep]
+        ax.hlines(y, q[0], q[2], color="#4c72b0", lw=5, alpha=0.6, label="replicated 90%")
+        ax.plot(obs, y, "o", color="black", ms=4, label="observed")
+        ax.set_yticks(y, [labels[i] for i in keep], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("share of items (all judges)", fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        agree = predictive["agreement_observed"].sel(benchmark=b).item()
+        p = predictive["ppc_agreement"].sel(benchmark=b).item()
+        ax.set_title(f"{b}\ninter-judge agreement {agree:.3f} (p = {p:.2g})", fontsize=9)
+    axes[0].legend(fontsize=7, loc="lower right", frameon=False)
+    return fig
+
+
+def predictive_html(predictive: xr.Dataset) -> str:
+    """Return the HTML section of the checks: explanation, table, figures.
+
+    Parameters
+    ----------
+    predictive : xarray.Dataset
+
+    Returns
+    -------
+    str
+    """
+    level = _level(predictive)
+    table = predictive_table(predictive)
+    parts = [
+        "<p>Every judge's items were drawn again from the fitted pattern distribution of "
+        "each posterior draw. Pattern frequencies (Freeman-Tukey discrepancy) and the judge "
+        "traits (A verdicts, ties, invalid answers, first-position picks, flips, run "
+        "agreement) are checked judge by judge, inter-judge agreement (same verdict pattern "
+        "on an item) benchmark by benchmark. A check is flagged below "
+        f"p = {level:.2g} ({MISFIT_LEVEL} over every check of the fit); flagged checks are "
+        "listed with the diagnostics. Agreement observed above its replicated interval "
+        "means the judges share more, item by item, than the model's independent "
+        "replicates do (item difficulty).</p>",
+        grid_html(table),
+    ]
+    benchmarks = [str(b) for b in predictive["benchmark"].values]
+    for start in range(0, len(benchmarks), _PER_FIGURE):
+        fig = plot_predictive(predictive, benchmarks[start : start + _PER_FIGURE])
+        if fig is not None:
+            parts.append(
+                f'<figure><img alt="posterior predictive check" src="{figure_to_data_uri(fig)}">'
+                "<figcaption>The most frequent verdict patterns (all judges): observed share "
+                "(dot) against the 90% interval of replicated data (bar).</figcaption></figure>"
+            )
+    return "\n".join(parts)
+
+
+def section(tree: xr.DataTree | None) -> list[str]:
+    """Return the section's HTML parts, none without a ``predictive`` group.
+
+    The flagged checks (the tree's ``misfits`` attr) come first, in a warning box.
+    """
+    if tree is None or "predictive" not in tree.children:
+        return []
+    parts = ["<h2>Posterior predictive checks</h2>"]
+    flagged = json.loads(tree.attrs.get("misfits", "[]"))
+    if flagged:
+        items = "".join(f"<li>{html.escape(w)}</li>" for w in flagged)
+        parts.append(
+            f'<div class="warn"><strong>{len(flagged)} check(s) flagged</strong>: the model '
+            f"misses something in these data; read its intervals with care.<ul>{items}</ul></div>"
+        )
+    else:
+        parts.append('<p class="ok">No posterior predictive check is flagged.</p>')
+    parts.append(predictive_html(tree["predictive"].to_dataset()))
+    return parts

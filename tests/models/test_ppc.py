@@ -1,0 +1,109 @@
+"""Posterior predictive checks: the accumulator against known pattern distributions.
+
+Fed the judges' own observed pattern shares as every draw's pattern distribution,
+the checks must pass (the data are typical of it); fed another judge's, or fed
+twins whose verdicts agree item by item beyond what their shares imply, they must
+flag. The oracle is the construction of the data, not the code's own output.
+"""
+
+import numpy as np
+import pytest
+
+from judgestats.models import HierarchicalConfig
+from judgestats.models.base import FitData
+from judgestats.models.layout import build_layout
+from judgestats.models.ppc import PredictiveChecks, _mid_p, misfits, pattern_name
+from judgestats.schema import Verdict
+from judgestats.simulate import simulate, small_cohort
+from judgestats.tally import LABEL_CODES
+
+N_DRAW = 400
+
+
+def _fit_data(ds):
+    data = FitData.from_data(ds)
+    return data, build_layout(data, HierarchicalConfig().rare_per_judge)
+
+
+@pytest.fixture(scope="module")
+def cohort():
+    return simulate(small_cohort(), random_seed=0).dataset
+
+
+def _checks(data, layout, theta_of, seed=0):
+    """Run the checks with ``theta_of(bt, label) -> (judge, K + 1)`` for every draw."""
+    checks = PredictiveChecks(layout, data, 1, N_DRAW)
+    rng = np.random.default_rng(seed)
+    for c, block in enumerate(layout.blocks):
+        bt = data.tally[data.benchmarks[block.benchmark]]
+        theta = theta_of(bt, block.label)
+        checks.add(0, c, np.broadcast_to(theta, (N_DRAW, *theta.shape)).copy(), rng)
+    return checks.dataset()
+
+
+def _own_shares(bt, label):
+    counts = bt.counts[:, label, :] + 1e-3  # every pattern possible
+    theta = np.concatenate([counts, np.full((len(counts), 1), 1e-3)], -1)
+    return theta / theta.sum(-1, keepdims=True)
+
+
+def test_pattern_name_reads_orders_and_runs():
+    pattern = np.array([[Verdict.A, Verdict.TIE], [Verdict.B, Verdict.MISSING]])
+    assert pattern_name(pattern, ("AB", "BA")) == "AB: A T · BA: B"
+
+
+def test_mid_p_is_two_sided():
+    rep = np.arange(100.0)[:, None]
+    np.testing.assert_allclose(_mid_p(rep, np.array([49.5])), [1.0])
+    np.testing.assert_allclose(_mid_p(rep, np.array([200.0])), [0.0])
+
+
+def test_own_shares_pass_every_judge_check(cohort):
+    data, layout = _fit_data(cohort)
+    out = _checks(data, layout, _own_shares)
+    assert np.nanmin(out["ppc_patterns"].values) > 0.05
+    assert np.nanmin(out["ppc_trait"].values) > 0.01
+    assert misfits(out) == []
+
+
+def test_another_judges_shares_are_flagged(cohort):
+    data, layout = _fit_data(cohort)
+
+    def shifted(bt, label):
+        return np.roll(_own_shares(bt, label), 1, axis=0)  # judge j gets judge j - 1's
+
+    out = _checks(data, layout, shifted)
+    flagged = misfits(out)
+    assert len(flagged) >= 5
+    assert any("pattern frequencies" in line for line in flagged)
+    assert out["ppc_patterns"].median().item() < 0.01
+
+
+def test_twins_agree_beyond_their_shares(cohort):
+    twins = cohort.copy(deep=True)  # two pairs of twins among the 5 judges
+    for a, b in ((0, 1), (2, 3)):
+        twins["verdict"][dict(judge=b)] = twins["verdict"].isel(judge=a).values
+    data, layout = _fit_data(twins)
+    out = _checks(data, layout, _own_shares)
+    obs = out["agreement_observed"].values
+    _, _, hi = out["agreement_replicated"].values
+    assert np.all(obs > hi)
+    assert np.all(out["ppc_agreement"].values < 0.01)
+    assert any("inter-judge agreement" in line for line in misfits(out))
+    # without the twins, the same judges' agreement is typical of their shares
+    data, layout = _fit_data(cohort)
+    plain = _checks(data, layout, _own_shares)
+    assert np.all(plain["ppc_agreement"].values > 0.01)
+
+
+def test_judges_without_items_have_no_checks():
+    ds = simulate(small_cohort(), random_seed=1, scale=0.2).dataset.copy(deep=True)
+    bench = ds["benchmark"].values
+    first = np.unique(bench)[0]
+    ds["verdict"][dict(judge=0, item=np.flatnonzero(bench == first))] = Verdict.MISSING
+    data, layout = _fit_data(ds)
+    out = _checks(data, layout, _own_shares)
+    j0 = data.judges[0]
+    assert np.isnan(out["ppc_patterns"].sel(judge=j0, benchmark=first).item())
+    assert np.isnan(out["ppc_trait"].sel(judge=j0, benchmark=first)).all()
+    assert LABEL_CODES  # labels are the tally's
