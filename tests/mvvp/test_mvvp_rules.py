@@ -204,6 +204,12 @@ def test_diagnostic_problems_reach_reasons_and_warnings(hand):
     assert r1.verdict is INC and "failed diagnostics (R-hat" in r1.reason
     assert mvvp.check(tree, design).get(1, "k", "C").verdict is PASS
     assert "sampler diagnostics failed" in res.format()
+    # flagged predictive checks travel with the result and are named, verdicts unchanged
+    bad.attrs["misfits"] = '["posterior predictive check: inter-judge agreement on benchmark C"]'
+    flagged = mvvp.check(bad, design)
+    assert flagged.misfits == ("posterior predictive check: inter-judge agreement on benchmark C",)
+    assert "posterior predictive checks flagged (1)" in flagged.format()
+    assert [r.verdict for r in flagged.results] == [r.verdict for r in res.results]
 
 
 def test_data_must_match_the_posterior(hand):

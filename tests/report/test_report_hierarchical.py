@@ -32,5 +32,6 @@ def test_hierarchical_report_end_to_end(tmp_path):
         assert html.escape(warning) in page
     assert "predictive" in tree.children
     assert "<h2>Posterior predictive checks</h2>" in page
+    assert summary["misfits"] == json.loads(tree.attrs["misfits"])
     for misfit in json.loads(tree.attrs["misfits"]):
         assert html.escape(misfit) in page

@@ -849,5 +849,6 @@ def check(
         summary=checker.p.summary,
         model=str(tree.attrs.get("model", "")),
         warnings=tuple(json.loads(tree.attrs.get("warnings", "[]"))),
+        misfits=tuple(json.loads(tree.attrs.get("misfits", "[]"))),
         rank_by=str(tree["posterior"].attrs.get("rank_by", "kappa")),
     )

@@ -369,6 +369,8 @@ class MVVPResult:
         Name of the model that made the posterior.
     warnings : tuple of str
         Failed sampler diagnostics of the posterior: a report shows them.
+    misfits : tuple of str
+        Flagged posterior predictive checks (:mod:`judgestats.models.ppc`).
     """
 
     results: tuple[StepResult, ...]
@@ -378,6 +380,7 @@ class MVVPResult:
     model: str = ""
     warnings: tuple[str, ...] = ()
     rank_by: str = "kappa"
+    misfits: tuple[str, ...] = ()
 
     @property
     def rank_words(self) -> str:

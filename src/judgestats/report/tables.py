@@ -176,7 +176,8 @@ def summary_json(result: MVVPResult, table: pd.DataFrame | None = None) -> dict[
     -------
     dict
         ``model``, ``prob``, ``config`` (the MVVP thresholds), ``warnings`` (failed
-        sampler diagnostics) and ``records`` (the rows, NaN as ``null``).
+        sampler diagnostics), ``misfits`` (flagged posterior predictive checks) and
+        ``records`` (the rows, NaN as ``null``).
     """
     from dataclasses import asdict
 
@@ -188,6 +189,7 @@ def summary_json(result: MVVPResult, table: pd.DataFrame | None = None) -> dict[
         "prob": result.config.prob,
         "config": asdict(result.config),
         "warnings": list(result.warnings),
+        "misfits": list(result.misfits),
         "verdict_counts": {v.value: n for v, n in result.counts().items()},
         "records": records,
     }

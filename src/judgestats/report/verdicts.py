@@ -125,6 +125,11 @@ def verdict_text(result: MVVPResult, details: bool = True, max_warnings: int | N
         lines += [f"  {w}" for w in listed]
         if len(listed) < len(result.warnings):
             lines.append(f"  ... and {len(result.warnings) - len(listed)} more (see index.html)")
+    if result.misfits:
+        lines.append(
+            f"posterior predictive checks flagged ({len(result.misfits)}), first: "
+            f"{result.misfits[0]} (all in index.html)"
+        )
     return "\n".join(lines)
 
 
