@@ -28,6 +28,7 @@ from judgestats.io._codes import (
     codes_of,
     duplicated,
     factorize,
+    first_rows,
     flat_key,
     is_dense,
     row_codes,
@@ -416,6 +417,24 @@ def _metadata_notes(given: pd.DataFrame, name: str) -> list[Reject]:
     return notes
 
 
+def _given(values: pd.Series, kind: str, fill: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return which rows give a coordinate (not missing, not its fill value), and its values.
+
+    Returns the mask, the values as given (numbers, or the text's original values;
+    NaN or ``None`` where not given; for messages) and the values the dataset stores
+    (numbers, or text as strings).
+    """
+    if kind == "f":
+        numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+        return ~np.isnan(numbers), numbers, numbers
+    codes, uniques = row_codes(values)  # a missing value's code -1 takes the last entry
+    given = np.asarray([str(v) != str(fill) for v in uniques] + [False], dtype=bool)[codes]
+    raw = np.asarray([*uniques, None], dtype=object)[codes]
+    raw[~given] = None
+    text = np.append(values_of(uniques), fill)[codes]
+    return given, raw, text
+
+
 def _items_table(
     parsed: Sequence[Parsed], items: list[str]
 ) -> tuple[dict[str, np.ndarray], list[Reject]]:
@@ -425,42 +444,37 @@ def _items_table(
     it) and a note for every coordinate of an item to which its records give
     different values.
     """
-    frames = [p.items.assign(file=p.file) for p in parsed if not p.items.empty]
-    meta = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["item"])
-    given = pd.DataFrame({"item": meta["item"].astype(str)})
-    given["file"] = meta.get("file", "")
-    given["line"] = meta.get("line", np.nan)
-    notes: list[Reject] = []
-    repeated = bool(given["item"].duplicated().any())  # else no item can disagree
-    for name, (kind, fill) in ITEM_COORDS.items():
-        if name not in meta:
-            continue
-        col = meta[name]
-        if kind == "f":
-            given[name] = pd.to_numeric(col, errors="coerce").astype(float)
-        else:
-            # Per distinct value: is it given (not missing, not the fill value)?
-            codes, uniques = row_codes(col)
-            given_values = np.asarray([*uniques, None], dtype=object)
-            given_values[[str(v) == str(fill) for v in uniques] + [True]] = None
-            given[name] = given_values[codes]
-        if repeated:
-            notes += _metadata_notes(given, name)
-    given = given.drop(columns=["file", "line"])
-    # Each item given once (no item repeated): its row is its first value.
-    first = given.groupby("item", sort=False).first() if repeated else given.set_index("item")
-    first = first.reindex(pd.Index(items, name="item"))
+    described = [p for p in parsed if not p.items.empty]
+    frames = [p.items for p in described]
+    meta = (
+        (frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True))
+        if frames
+        else pd.DataFrame(columns=["item"])
+    )
+    # Position of every row's item among ``items`` (looked up per distinct item).
+    at = _positions(pd.Index(items, dtype="str"), meta["item"])
+    repeated = bool(pd.Series(at).duplicated().any())  # else no item can disagree
+    shown = pd.DataFrame(  # the rows as the notes show them
+        {
+            "item": meta["item"].astype(str).to_numpy(),
+            "file": np.repeat([p.file for p in described], [len(f) for f in frames]),
+            "line": meta["line"].to_numpy() if "line" in meta else np.nan,
+        }
+    )
     out: dict[str, np.ndarray] = {}
+    notes: list[Reject] = []
     for name, (kind, fill) in ITEM_COORDS.items():
-        values = first[name] if name in first else pd.Series(np.nan, index=first.index)
-        if kind == "f":
-            out[name] = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-        else:
-            given_text = values.to_numpy(dtype=object)
-            text = [
-                fill if m else str(v) for v, m in zip(given_text, pd.isna(given_text), strict=True)
-            ]
-            out[name] = _text_array(np.asarray(text, dtype=object))
+        values = np.full(len(items), fill, dtype=float if kind == "f" else object)
+        if name in meta:
+            given, raw, stored = _given(meta[name], kind, fill)
+            # Per item, the first row that gives a value (-1: none does).
+            giving = np.flatnonzero(given & (at >= 0))
+            first = first_rows(at[giving], len(items))
+            values[first >= 0] = stored[giving[first[first >= 0]]]
+            if repeated:
+                shown[name] = raw
+                notes += _metadata_notes(shown, name)
+        out[name] = values if kind == "f" else _text_array(values)
     return out, notes
 
 

@@ -52,8 +52,8 @@ def codes_of(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
 def values_of(uniques: pd.Index) -> np.ndarray:
     """Return the distinct values of a column (:func:`codes_of`) as Python strings."""
     values = np.asarray(uniques, dtype=object)
-    if all(isinstance(v, str) for v in values):
-        return values
+    if pd.api.types.infer_dtype(values, skipna=False) in ("string", "empty"):
+        return values  # every value a str (tested in C, not value by value)
     # Never through numpy's fixed-width text, which drops trailing NUL characters.
     out = np.empty(len(values), dtype=object)
     out[:] = [str(v) for v in values]
@@ -66,15 +66,19 @@ def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = N
     Equal labels become one category, so that the codes stay one per distinct value;
     a label ``None`` is missing.
     """
-    new, uniques = pd.factorize(pd.Index(list(labels), dtype=object), use_na_sentinel=True)
-    kind = _code_type(len(uniques))
-    if np.array_equal(new, np.arange(len(new))):
-        # Labels distinct, none missing: the codes stay (copied, never shared with the
-        # caller's array), only the names change.
-        taken = np.asarray(codes).astype(kind)
+    labels = list(labels)
+    text = np.asarray(labels, dtype=object)
+    if pd.api.types.infer_dtype(text, skipna=False) in ("string", "empty") and len(
+        set(labels)
+    ) == len(labels):
+        # Labels distinct text, none missing: the codes stay (copied, never shared with
+        # the caller's array), only the names change.
+        taken = np.asarray(codes).astype(_code_type(len(labels)))
+        categories = pd.Index(text, dtype="str")
     else:
-        taken = np.append(new, -1).astype(kind)[codes]
-    categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
+        new, uniques = pd.factorize(pd.Index(text, dtype=object), use_na_sentinel=True)
+        taken = np.append(new, -1).astype(_code_type(len(uniques)))[codes]
+        categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
     return pd.Series(
         pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index
     )

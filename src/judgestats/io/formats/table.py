@@ -692,9 +692,11 @@ def parse_table(
         is_judgment & (slot_first | slot_second) & _is(order, "unknown"),
         "verdict names a presentation slot but the order is unknown",
     )
-    first_is_a = _is(order, "AB")
-    converted = np.where(slot_first, np.where(first_is_a, Verdict.A, Verdict.B), code)
-    converted = np.where(slot_second, np.where(first_is_a, Verdict.B, Verdict.A), converted)
+    converted = code
+    if slot_first.any() or slot_second.any():
+        first_is_a = _is(order, "AB")
+        converted = np.where(slot_first, np.where(first_is_a, Verdict.A, Verdict.B), code)
+        converted = np.where(slot_second, np.where(first_is_a, Verdict.B, Verdict.A), converted)
 
     human: dict[str, np.ndarray] = {}
     for hc in human_cols:
@@ -727,7 +729,8 @@ def parse_table(
             "run": take(run).astype(np.int64),
             "verdict": take(converted).astype(np.int8),
             "line": take(line),
-        }
+        },
+        copy=False,
     )
     if matched is not None and digest is not None:
         judgments["match"] = take(matched)
@@ -745,7 +748,8 @@ def parse_table(
                     "label": take(hcode).astype(np.int8),
                     "line": take(line),
                     "counted": ~take(is_judgment),
-                }
+                },
+                copy=False,
             )
         )
     labels = pd.concat(label_frames, ignore_index=True) if label_frames else Parsed("", "").labels
@@ -762,19 +766,20 @@ def parse_table(
     # of each item and every differing value (with its first line) are kept. Compared
     # on codes: of the text columns, and of the lengths' raw text (equal text, equal
     # length; "3" and "3.0" stay two rows, which drops nothing).
-    rows = np.flatnonzero(ok)
-    every = len(rows) == n  # no row rejected: no subset to take
+    every = bool(ok.all())  # no row rejected: no subset to take
     described = [
         codes if every else codes[ok]
         for codes in (row_codes(c)[0] for c in [*meta.values(), col("length_a"), col("length_b")])
     ]
     # A row that repeats the row before it repeats its metadata: only the others are
     # compared (rows of one item mostly come together).
-    changed = np.ones(len(rows), dtype=bool)
-    if len(rows) > 1:
-        changed[1:] = np.any([codes[1:] != codes[:-1] for codes in described], axis=0)
-    rows = rows[changed]
-    repeats = flat_key([codes[changed] + 1 for codes in described])  # + 1 fits the type
+    changed = np.zeros(len(described[0]), dtype=bool)
+    changed[:1] = True
+    for codes in described:
+        changed[1:] |= codes[1:] != codes[:-1]
+    at = np.flatnonzero(changed)  # among the rows kept
+    rows = at if every else np.flatnonzero(ok)[at]
+    repeats = flat_key([codes[at] + 1 for codes in described])  # + 1 fits the type
     rows = rows[~duplicated(repeats)]
     item_meta = pd.DataFrame(
         {
