@@ -166,8 +166,7 @@ def empty_judgments(
         "rater": np.asarray(raters, dtype=str),
     }
     for name, (kind, fill) in ITEM_COORDS.items():
-        values = np.full(len(items), fill, dtype=float if kind == "f" else object)
-        coords[name] = ("item", values if kind == "f" else values.astype(str))
+        coords[name] = ("item", np.full(len(items), fill if kind == "f" else str(fill)))
     ds = xr.Dataset(
         {
             "verdict": (DIMS, verdict, verdict_attrs("judge verdict")),

@@ -25,6 +25,7 @@ import xarray as xr
 from judgestats.accounting import FileAccount, ImportReport, Reject
 from judgestats.errors import LogFormatError
 from judgestats.io._codes import (
+    appearance,
     codes_of,
     duplicated,
     factorize,
@@ -325,8 +326,7 @@ def _appearance(*columns: pd.Series) -> list[str]:
     for c in columns:
         if len(c):
             codes, uniques = row_codes(pd.Series(c))
-            seen = pd.unique(codes)  # in order of appearance
-            parts.append(values_of(uniques)[seen[seen >= 0]])
+            parts.append(values_of(uniques)[appearance(codes)])
     if not parts:
         return []
     return [str(v) for v in pd.unique(np.concatenate(parts))]
@@ -362,6 +362,9 @@ def _text_array(values: np.ndarray) -> np.ndarray:
     character would become empty); such values stay Python strings, exactly as read.
     """
     fixed = values.astype(str)
+    plain = pd.api.types.infer_dtype(values, skipna=False) in ("string", "empty")
+    if plain and "\x00" not in "".join(values):
+        return fixed  # Python strings without NUL: numpy text holds them exactly
     if len(values) and not (fixed.astype(object) == values.astype(object)).all():
         return values_of(pd.Index(values.astype(object)))
     return fixed
@@ -454,12 +457,17 @@ def _items_table(
     # Position of every row's item among ``items`` (looked up per distinct item).
     at = _positions(pd.Index(items, dtype="str"), meta["item"])
     repeated = bool(pd.Series(at).duplicated().any())  # else no item can disagree
-    shown = pd.DataFrame(  # the rows as the notes show them
-        {
-            "item": meta["item"].astype(str).to_numpy(),
-            "file": np.repeat([p.file for p in described], [len(f) for f in frames]),
-            "line": meta["line"].to_numpy() if "line" in meta else np.nan,
-        }
+    # The rows as the notes show them (only repeated items can have notes).
+    shown = (
+        pd.DataFrame(
+            {
+                "item": meta["item"].astype(str).to_numpy(),
+                "file": np.repeat([p.file for p in described], [len(f) for f in frames]),
+                "line": meta["line"].to_numpy() if "line" in meta else np.nan,
+            }
+        )
+        if repeated
+        else pd.DataFrame()
     )
     out: dict[str, np.ndarray] = {}
     notes: list[Reject] = []

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "appearance",
     "codes_of",
     "duplicated",
     "factorize",
@@ -105,6 +106,17 @@ def flat_key(codes: Sequence[np.ndarray]) -> np.ndarray:
         return np.ravel_multi_index(tuple(codes), sizes)
     frame = pd.DataFrame(dict(enumerate(codes)))
     return frame.groupby(list(range(len(codes)))).ngroup().to_numpy()
+
+
+def appearance(codes: np.ndarray) -> np.ndarray:
+    """Return the distinct non-negative codes in order of first appearance.
+
+    Only the first row of each run of equal codes can be a first appearance: the runs'
+    heads are hashed, not every row (rows of one value mostly come together).
+    """
+    heads = codes[np.flatnonzero(codes[1:] != codes[:-1]) + 1] if len(codes) > 1 else codes
+    seen = pd.unique(np.concatenate([codes[:1], heads]))
+    return seen[seen >= 0]
 
 
 def first_rows(codes: np.ndarray, n: int) -> np.ndarray:

@@ -75,6 +75,8 @@ __all__ = [
 ]
 
 _FIRST, _SECOND = 10, 11  # presentation-frame codes before conversion
+#: Verdict codes that a human label cannot be.
+_NOT_LABELS = (_FIRST, _SECOND, Verdict.INVALID)
 
 DEFAULT_VERDICTS: dict[str, int] = {
     **dict.fromkeys(["a", "model_a", "response_a", "[[a]]", "a>b", "a>>b", "1"], Verdict.A),
@@ -243,6 +245,15 @@ def _number(text: str) -> float:
     except ValueError:
         return np.inf
     return value if np.isfinite(value) else np.inf
+
+
+def _numbers(texts: np.ndarray) -> np.ndarray:
+    """:func:`_number` of every text, in one cast when every text is a number."""
+    try:
+        values = texts.astype(float)  # float() of each text, as _number parses it
+    except (TypeError, ValueError):  # an empty cell, or text not a number: one by one
+        return np.array([_number(t) for t in texts], dtype=float)
+    return np.where(np.isfinite(values), values, np.inf)
 
 
 def _strings(frame: pd.DataFrame) -> pd.DataFrame:
@@ -674,7 +685,7 @@ def parse_table(
     for f in ("length_a", "length_b"):
         raw_length = col(f)
         lcodes, luniques = row_codes(raw_length)
-        num = np.array([_number(u) for u in values_of(luniques)] + [np.nan])
+        num = np.append(_numbers(values_of(luniques)), np.nan)
         fail(_per_row(np.isinf(num), lcodes), partial(_not_finite, f, raw_length))
         lengths[f] = np.where(np.isinf(num), np.nan, num), lcodes
     kinds = _mapped(col("label_kind"), lambda k: k or label_kind or "")
@@ -708,7 +719,7 @@ def parse_table(
                 partial(_unknown_label, hc, given),
             )
             fail(
-                np.isin(hcode, [_FIRST, _SECOND, Verdict.INVALID]),
+                _by_value(given, lambda v: vocab.get(v.lower()) in _NOT_LABELS, bool),
                 f"human label in {hc!r} must be A, B or tie",
             )
             human[hc] = hcode
