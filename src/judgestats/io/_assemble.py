@@ -320,6 +320,51 @@ def _dedup_labels(
     return keep, dup, conflicts, notes
 
 
+def _label_table(frames: Sequence[pd.DataFrame], parsed: Sequence[Parsed]) -> pd.DataFrame:
+    """Stack the label tables of the files (``frames``, one per ``parsed``) for merging."""
+    if frames:
+        lt = _stack(frames, [p.file for p in parsed], LABEL_KEY)
+        lt["label"] = lt["label"].astype(np.int8)
+    else:
+        lt = pd.DataFrame({c: pd.Series([], dtype="category") for c in [*LABEL_KEY, "file"]})
+        lt = lt.assign(label=np.zeros(0, dtype=np.int8), line=np.zeros(0, dtype=np.int64))
+    if "counted" not in lt:
+        lt["counted"] = True
+    lt["counted"] = lt["counted"].fillna(True).astype(bool)
+    return lt
+
+
+def _label_heads(labels: pd.DataFrame) -> np.ndarray:
+    """Return which rows of a file's labels stand for all of them.
+
+    Every label record (``counted``) does, and the first ride-along label of each
+    item, rater and label; the other ride-along labels repeat one of those (a long
+    table repeats an item's label on every judgment of it). A table with columns
+    beyond :data:`_LABEL_COLS` keeps every row.
+    """
+    n = len(labels)
+    counted = (
+        labels["counted"].fillna(True).to_numpy(dtype=bool)
+        if "counted" in labels
+        else np.ones(n, dtype=bool)
+    )
+    if counted.all() or not set(labels.columns) <= set(_LABEL_COLS):
+        return np.ones(n, dtype=bool)
+    codes = [codes_of(labels[c])[0] for c in LABEL_KEY]
+    codes.append(_value_codes(labels["label"]))
+    # A ride-along label equal to the row before it repeats it: only the others are
+    # compared.
+    changed = counted.copy()
+    changed[0] = True
+    for c in codes:
+        changed[1:] |= c[1:] != c[:-1]
+    changed[1:] |= counted[:-1]
+    at = np.flatnonzero(changed & ~counted)
+    heads = counted.copy()
+    heads[at[~duplicated(flat_key([c[at] + 1 for c in codes]))]] = True
+    return heads
+
+
 def _appearance(*columns: pd.Series) -> list[str]:
     """Distinct values of the columns together, as strings, in order of appearance."""
     parts = []
@@ -574,20 +619,21 @@ def assemble(
         jt = pd.DataFrame({c: pd.Series([], dtype="category") for c in [*JUDGMENT_KEY, "file"]})
         jt = jt.assign(run=np.zeros(0, dtype=np.int64), verdict=np.zeros(0, dtype=np.int8))
         jt["line"] = np.zeros(0, dtype=np.int64)
-    if with_labels:
-        lt = _stack([p.labels for p in with_labels], [p.file for p in with_labels], LABEL_KEY)
-        lt["label"] = lt["label"].astype(np.int8)
-    else:
-        lt = pd.DataFrame({c: pd.Series([], dtype="category") for c in [*LABEL_KEY, "file"]})
-        lt = lt.assign(label=np.zeros(0, dtype=np.int8), line=np.zeros(0, dtype=np.int64))
     if aliases:
         jt["judge"] = _renamed(jt["judge"], aliases)
-    if "counted" not in lt:
-        lt["counted"] = True
-    lt["counted"] = lt["counted"].fillna(True).astype(bool)
-
     keep_j, dup_j, jt_conf = _dedup(jt, _key(jt, JUDGMENT_KEY), JUDGMENT_KEY, "verdict", "verdicts")
+    # Labels: first without the ride-along labels that repeat one of their file's; the
+    # same outcome unless a ride-along label disagrees with another, whose notes name
+    # every row: then with all of them.
+    heads = [_label_heads(p.labels) for p in with_labels]
+    compact = [
+        p.labels if h.all() else p.labels[h] for p, h in zip(with_labels, heads, strict=True)
+    ]
+    lt = _label_table(compact, with_labels)
     keep_l, dup_l, lt_conf, label_notes = _dedup_labels(lt)
+    if label_notes and not all(h.all() for h in heads):
+        lt = _label_table([p.labels for p in with_labels], with_labels)
+        keep_l, dup_l, lt_conf, label_notes = _dedup_labels(lt)
     jt_kept, lt_kept = _rows(jt, np.flatnonzero(keep_j)), _rows(lt, np.flatnonzero(keep_l))
     lt_counted = lt_kept[lt_kept["counted"]]
 
