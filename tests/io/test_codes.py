@@ -16,6 +16,10 @@ def test_factorize_and_duplicated_match_pandas(high):
     want_codes, want_uniques = pd.factorize(key)
     assert codes.tolist() == want_codes.tolist()
     assert np.asarray(uniques).tolist() == np.asarray(want_uniques).tolist()
+    codes, uniques = factorize(key, sort=True)
+    want_codes, want_uniques = pd.factorize(key, sort=True)
+    assert codes.tolist() == want_codes.tolist()
+    assert np.asarray(uniques).tolist() == np.asarray(want_uniques).tolist()
     series = pd.Series(key)
     assert duplicated(key).tolist() == series.duplicated(keep="first").tolist()
     assert duplicated(key, keep=False).tolist() == series.duplicated(keep=False).tolist()
@@ -32,6 +36,20 @@ def test_flat_key_is_equal_exactly_when_all_codes_are():
     flat = flat_key(huge)
     rows = pd.DataFrame(dict(enumerate(huge)))
     assert pd.Series(flat).duplicated().tolist() == rows.duplicated().tolist()
+
+
+def test_appearance_is_the_order_of_first_appearance():
+    from judgestats.io._codes import appearance
+
+    rng = np.random.default_rng(5)
+    for codes in (
+        np.repeat(rng.permutation(40), rng.integers(1, 9, size=40)),  # runs of equal codes
+        rng.integers(-1, 30, size=500),  # no runs, missing codes among them
+        np.array([3]),
+        np.array([], dtype=np.int64),
+    ):
+        want = pd.unique(codes)
+        assert appearance(codes).tolist() == want[want >= 0].tolist()
 
 
 def test_first_rows():

@@ -351,7 +351,13 @@ def _label_heads(labels: pd.DataFrame) -> np.ndarray:
     if counted.all() or not set(labels.columns) <= set(_LABEL_COLS):
         return np.ones(n, dtype=bool)
     codes = [codes_of(labels[c])[0] for c in LABEL_KEY]
-    codes.append(_value_codes(labels["label"]))
+    label = labels["label"].to_numpy()
+    # Integer labels are their own codes once made non-negative.
+    codes.append(
+        label.astype(np.int64) - label.min()
+        if label.dtype.kind in "iu"
+        else _value_codes(labels["label"])
+    )
     # A ride-along label equal to the row before it repeats it: only the others are
     # compared.
     changed = counted.copy()

@@ -159,17 +159,22 @@ def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.n
     return first[key] != rows
 
 
-def factorize(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def factorize(key: np.ndarray, *, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return codes and distinct values of non-negative integer keys, in order of appearance.
 
     As :func:`pandas.factorize`, without hashing when the keys are dense (at most a few
     times as many possible values as rows): the first row of each key is found by
-    indexing, and only the distinct keys are sorted.
+    indexing, and only the distinct keys are sorted. With ``sort`` the distinct values
+    are in increasing order instead, found by counting (no first rows to find).
     """
     n = len(key)
     if not is_dense(key):
-        codes, uniques = pd.factorize(key)
+        codes, uniques = pd.factorize(key, sort=sort)
         return codes.astype(np.int64), np.asarray(uniques)
+    if sort:
+        counted = np.bincount(key) > 0
+        rank = np.cumsum(counted) - 1
+        return rank[key], np.flatnonzero(counted)
     first = np.full(int(key.max()) + 1, n, dtype=np.int64)
     np.minimum.at(first, key, np.arange(n, dtype=np.int64))
     present = np.flatnonzero(first < n)

@@ -223,7 +223,9 @@ def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
         # One benchmark: an item per key, the key's codes are the item's.
         codes, b, k = kcodes, np.zeros(len(knames), dtype=np.int64), np.arange(len(knames))
     else:
-        codes, pairs = factorize(bcodes * width + kcodes)
+        # Items in the order of their pairs' codes (the order of appearance is found
+        # where it matters, by the codes).
+        codes, pairs = factorize(bcodes * width + kcodes, sort=True)
         b, k = np.divmod(pairs, width)
     names = [
         f"{bn}/{kn}" for bn, kn in zip(values_of(bnames)[b], values_of(knames)[k], strict=True)
