@@ -52,6 +52,29 @@ def test_appearance_is_the_order_of_first_appearance():
         assert appearance(codes).tolist() == want[want >= 0].tolist()
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.arange(6).repeat(4),  # every value between the extremes: codes are offsets
+        np.array([7, -3, 7, 120, -3], dtype=np.int64),  # gaps: ranked
+        np.array([2**64 - 1, 2**64 - 3], dtype=np.uint64),  # near the top of the type
+        np.array([-(2**63), 2**63 - 1], dtype=np.int64),  # too wide to count: None
+    ],
+)
+def test_integer_codes_match_pandas_sorted_factorize(values):
+    from judgestats.io._codes import integer_codes
+
+    got = integer_codes(values)
+    if int(values.max()) - int(values.min()) > 8 * len(values) + 1024:
+        assert got is None
+        return
+    assert got is not None
+    codes, distinct = got
+    want_codes, want = pd.factorize(values, sort=True)
+    assert codes.tolist() == want_codes.tolist()
+    assert [int(v) for v in distinct] == [int(v) for v in want]
+
+
 def test_first_rows():
     codes = np.array([2, 0, 2, -1, 0, 3])
     assert first_rows(codes, 5).tolist() == [1, -1, 0, 5, -1]

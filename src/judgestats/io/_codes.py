@@ -17,10 +17,12 @@ import pandas as pd
 __all__ = [
     "appearance",
     "codes_of",
+    "dense_span",
     "duplicated",
     "factorize",
     "first_rows",
     "flat_key",
+    "integer_codes",
     "is_dense",
     "relabel",
     "row_codes",
@@ -134,7 +136,32 @@ def is_dense(key: np.ndarray) -> bool:
     Dense keys are counted by indexing (a table as long as the largest key); others
     are hashed.
     """
-    return len(key) > 0 and int(key.max()) <= 8 * len(key) + 1024
+    return len(key) > 0 and dense_span(int(key.max()), len(key))
+
+
+def dense_span(largest: int, rows: int) -> bool:
+    """Say whether keys ``0 .. largest`` of ``rows`` rows are few enough to count by index."""
+    return largest <= 8 * rows + 1024
+
+
+def integer_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Return codes of integers and their distinct values (increasing), by counting.
+
+    ``None`` when the values span too wide a range to count (see :func:`dense_span`):
+    hash them instead. The codes are the values less the smallest when every value in
+    between occurs (as run indices do).
+    """
+    if not len(values) or values.dtype.kind not in "iu":
+        return None
+    low, high = int(values.min()), int(values.max())
+    if not dense_span(high - low, len(values)):
+        return None
+    base = values.dtype.type(low)
+    offset = (values - base).astype(np.int64, copy=False)
+    present = np.bincount(offset) > 0
+    distinct = np.flatnonzero(present)
+    codes = offset if len(distinct) == len(present) else (np.cumsum(present) - 1)[offset]
+    return codes, distinct.astype(values.dtype) + base
 
 
 def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.ndarray:

@@ -44,6 +44,7 @@ import pandas as pd
 
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
+from judgestats.io._codes import integer_codes
 from judgestats.io.kit import (
     Detection,
     Parsed,
@@ -292,6 +293,14 @@ def _text_of(column: Any) -> tuple[np.ndarray, list[str | None]]:
     import pyarrow.compute as pc
 
     array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    counted = (
+        integer_codes(array.to_numpy())
+        if pa.types.is_integer(array.type) and not array.null_count
+        else None
+    )
+    if counted is not None:  # integers in a narrow range: counted, not hashed
+        codes, distinct = counted
+        return codes, [str(v) for v in distinct.tolist()]
     try:
         encoded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
         text = pc.cast(encoded.dictionary, pa.string())
