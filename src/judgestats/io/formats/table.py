@@ -686,9 +686,12 @@ def parse_table(
         lambda i: f"unknown order {order_raw.iat[i]!r}; use AB/BA (original/swapped)",
     )
     run_raw = col("run")
-    run = _by_value(run_raw, lambda r: _run_index(r or "0"), float)
+    # Per distinct value: the run, or NaN if it is none (then the rows are rejected).
+    rcodes, runiques = row_codes(run_raw)
+    run_of = np.append([_run_index(r or "0") for r in values_of(runiques)], np.nan)
+    run = _per_row(np.nan_to_num(run_of).astype(np.int64), rcodes)
     fail(
-        is_judgment & np.isnan(run),
+        is_judgment & _per_row(np.isnan(run_of), rcodes),
         lambda i: f"run {run_raw.iat[i]!r} is not a non-negative integer (at most {MAX_RUN})",
     )
     # Lengths per distinct text; rows take them only where item metadata is kept.
@@ -748,7 +751,7 @@ def parse_table(
             "judge": take(judge),
             "item": take(items),
             "order": take(order),
-            "run": take(run).astype(np.int64),
+            "run": take(run),
             "verdict": take(converted).astype(np.int8),
             "line": take(line),
         },
