@@ -566,24 +566,31 @@ def _verdict_codes(
     extractor: VerdictExtractor | None,
     fail: _Failures,
 ) -> tuple[np.ndarray, pd.Series | None, np.ndarray | None]:
-    """Verdict codes (slots as ``_FIRST``/``_SECOND``), the match and a text hash."""
+    """Verdict codes (int8; slots as ``_FIRST``/``_SECOND``), the match and a text hash.
+
+    A row whose verdict is unknown is rejected; its code is ``Verdict.MISSING``.
+    """
     if extractor is None:
-        code = _lookup(raw, vocab)
-        empty = _is(raw, "")
+        # Per distinct value (the last entry: a missing value), then per row.
+        codes, uniques = row_codes(raw)
+        code_of = np.append([vocab.get(u.lower(), np.nan) for u in values_of(uniques)], np.nan)
+        empty_of = np.append(values_of(uniques) == "", False)
+        empty = _per_row(empty_of, codes)
         fail(is_judgment & empty, "empty verdict; map '' in verdict_map (e.g. to 'invalid')")
         fail(
-            is_judgment & np.isnan(code) & ~empty,
+            is_judgment & _per_row(np.isnan(code_of) & ~empty_of, codes),
             lambda i: (
                 f"unknown verdict {raw.iat[i]!r}; map it with verdict_map="
                 " (command line: --verdict-map RAW=A|B|tie|invalid), or name the pattern"
                 " of raw judge text with verdict_pattern= (--verdict-pattern)"
             ),
         )
+        code = _per_row(np.nan_to_num(code_of, nan=Verdict.MISSING).astype(np.int8), codes)
         return code, None, None
     codes, uniques = codes_of(raw)
     found = extractor.extract_all(list(uniques))
     slots = {int(Verdict.A): _FIRST, int(Verdict.B): _SECOND}
-    per_text = np.array([slots.get(int(v), int(v)) for v in found["verdict"]], dtype=float)
+    per_text = np.array([slots.get(int(v), int(v)) for v in found["verdict"]], dtype=np.int8)
     matched = relabel(codes, found["match"].tolist(), raw.index)
     # The raw text is the judgment: two records that differ in it are not duplicates.
     digest = pd.util.hash_array(np.asarray(uniques, dtype=object)).view(np.int64)[codes]
@@ -752,7 +759,7 @@ def parse_table(
             "item": take(items),
             "order": take(order),
             "run": take(run),
-            "verdict": take(converted).astype(np.int8),
+            "verdict": take(converted).astype(np.int8, copy=False),
             "line": take(line),
         },
         copy=False,
