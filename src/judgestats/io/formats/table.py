@@ -178,6 +178,21 @@ def _per_row(mapped: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return mapped[codes]
 
 
+def _words(
+    values: pd.Series, vocab: Mapping[str, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Look a text column's words up in ``vocab`` (case-insensitive), once per distinct value.
+
+    Returns the rows' codes into the distinct values and, per distinct value (the last
+    entry stands for a missing value), its code in the vocabulary (NaN: not in it) and
+    whether it is empty; :func:`_per_row` takes either for the rows.
+    """
+    codes, uniques = row_codes(values)
+    words = values_of(uniques)
+    code_of = np.append([vocab.get(u.lower(), np.nan) for u in words], np.nan)
+    return codes, code_of, np.append(words == "", False)
+
+
 def _is(values: pd.Series, text: str) -> np.ndarray:
     """Which rows of a text column equal ``text``."""
     return _by_value(values, lambda v: v == text, bool)
@@ -207,12 +222,6 @@ def _constant(text: str, n: int) -> pd.Series:
     """Return a categorical column of ``n`` rows holding ``text``."""
     categories = pd.Index([text], dtype="str")
     return pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=categories))
-
-
-def _lookup(values: pd.Series, table: Mapping[str, Any], dtype: Any = float) -> np.ndarray:
-    """``table[value.lower()]`` for every value (NaN, or ``None``, where absent)."""
-    missing = np.nan if np.dtype(dtype).kind == "f" else None
-    return _by_value(values, lambda v: table.get(v.lower(), missing), dtype)
 
 
 def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
@@ -571,10 +580,7 @@ def _verdict_codes(
     A row whose verdict is unknown is rejected; its code is ``Verdict.MISSING``.
     """
     if extractor is None:
-        # Per distinct value (the last entry: a missing value), then per row.
-        codes, uniques = row_codes(raw)
-        code_of = np.append([vocab.get(u.lower(), np.nan) for u in values_of(uniques)], np.nan)
-        empty_of = np.append(values_of(uniques) == "", False)
+        codes, code_of, empty_of = _words(raw, vocab)
         empty = _per_row(empty_of, codes)
         fail(is_judgment & empty, "empty verdict; map '' in verdict_map (e.g. to 'invalid')")
         fail(
@@ -730,22 +736,26 @@ def parse_table(
         converted = np.where(slot_first, np.where(first_is_a, Verdict.A, Verdict.B), code)
         converted = np.where(slot_second, np.where(first_is_a, Verdict.B, Verdict.A), converted)
 
-    human: dict[str, np.ndarray] = {}
+    # Per human column: the rows' label codes (int8) and which rows have a label.
+    human: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for hc in human_cols:
         if hc in df:
             given = df[hc]
-            hcode = _lookup(given, vocab)
+            hcodes, label_of, empty_of = _words(given, vocab)
             fail(
-                np.isnan(hcode) & ~_is(given, ""),
+                _per_row(np.isnan(label_of) & ~empty_of, hcodes),
                 partial(_unknown_label, hc, given),
             )
             fail(
-                _by_value(given, lambda v: vocab.get(v.lower()) in _NOT_LABELS, bool),
+                _per_row(np.isin(label_of, _NOT_LABELS), hcodes),
                 f"human label in {hc!r} must be A, B or tie",
             )
-            human[hc] = hcode
+            human[hc] = (
+                _per_row(np.nan_to_num(label_of, nan=Verdict.MISSING).astype(np.int8), hcodes),
+                _per_row(~np.isnan(label_of), hcodes),
+            )
     has_label = (
-        np.any([~np.isnan(h) for h in human.values()], axis=0) if human else np.zeros(n, dtype=bool)
+        np.any([has for _, has in human.values()], axis=0) if human else np.zeros(n, dtype=bool)
     )
     fail(~is_judgment & ~has_label, "no judge/verdict and no human label: nothing to import")
     key = col("item")
@@ -770,14 +780,14 @@ def parse_table(
     default_rater = "gold" if (label_kind == "correctness") else "human"
     raters = _mapped(col("rater"), lambda r: r or default_rater)
     label_frames = []
-    for hc, hcode in human.items():
-        take = _select(ok & ~np.isnan(hcode))
+    for hc, (hcode, has) in human.items():
+        take = _select(ok & has)
         label_frames.append(
             pd.DataFrame(
                 {
                     "item": take(items),
                     "rater": hc if len(human_cols) > 1 else take(raters),
-                    "label": take(hcode).astype(np.int8),
+                    "label": take(hcode),
                     "line": take(line),
                     "counted": ~take(is_judgment),
                 },
