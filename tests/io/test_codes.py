@@ -23,6 +23,10 @@ def test_factorize_and_duplicated_match_pandas(high):
     series = pd.Series(key)
     assert duplicated(key).tolist() == series.duplicated(keep="first").tolist()
     assert duplicated(key, keep=False).tolist() == series.duplicated(keep=False).tolist()
+    from judgestats.io._codes import has_repeats
+
+    assert has_repeats(key) == bool(series.duplicated().any())
+    assert not has_repeats(np.unique(key))
 
 
 def test_flat_key_is_equal_exactly_when_all_codes_are():

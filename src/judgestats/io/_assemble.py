@@ -31,6 +31,7 @@ from judgestats.io._codes import (
     factorize,
     first_rows,
     flat_key,
+    has_repeats,
     is_dense,
     row_codes,
     values_of,
@@ -243,7 +244,7 @@ def _dedup(
             column = _raw_values(table[v])
             differs |= column[1:] != column[:-1]
         changed[1:] = differs
-    if changed.all() and not duplicated(flat, keep=False).any():
+    if changed.all() and not has_repeats(flat):
         return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []  # no key repeats
     rows = np.flatnonzero(changed)
     keys = flat[rows]
@@ -386,7 +387,7 @@ def _appearance(*columns: pd.Series) -> list[str]:
 def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
     """Position in ``index`` of every row's value (looked up once per distinct value)."""
     codes, uniques = row_codes(values)
-    return np.append(index.get_indexer(pd.Index(values_of(uniques))), -1)[codes]
+    return np.append(index.get_indexer(pd.Index(values_of(uniques))), -1).take(codes)
 
 
 def _per_file(files: pd.Series) -> Counter[str]:

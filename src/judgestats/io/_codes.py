@@ -22,6 +22,7 @@ __all__ = [
     "factorize",
     "first_rows",
     "flat_key",
+    "has_repeats",
     "integer_codes",
     "is_dense",
     "relabel",
@@ -80,7 +81,7 @@ def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = N
         categories = pd.Index(text, dtype="str")
     else:
         new, uniques = pd.factorize(pd.Index(text, dtype=object), use_na_sentinel=True)
-        taken = np.append(new, -1).astype(_code_type(len(uniques)))[codes]
+        taken = np.append(new, -1).astype(_code_type(len(uniques))).take(codes)
         categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
     return pd.Series(
         pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index
@@ -160,7 +161,7 @@ def integer_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     offset = (values - base).astype(np.int64, copy=False)
     present = np.bincount(offset) > 0
     distinct = np.flatnonzero(present)
-    codes = offset if len(distinct) == len(present) else (np.cumsum(present) - 1)[offset]
+    codes = offset if len(distinct) == len(present) else (np.cumsum(present) - 1).take(offset)
     return codes, distinct.astype(values.dtype) + base
 
 
@@ -186,6 +187,13 @@ def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.n
     return first[key] != rows
 
 
+def has_repeats(key: np.ndarray) -> bool:
+    """Say whether some non-negative integer key occurs more than once (counted if dense)."""
+    if not is_dense(key):
+        return bool(pd.Series(key).duplicated().any())
+    return bool(np.bincount(key).max() > 1)
+
+
 def factorize(key: np.ndarray, *, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return codes and distinct values of non-negative integer keys, in order of appearance.
 
@@ -201,11 +209,11 @@ def factorize(key: np.ndarray, *, sort: bool = False) -> tuple[np.ndarray, np.nd
     if sort:
         counted = np.bincount(key) > 0
         rank = np.cumsum(counted) - 1
-        return rank[key], np.flatnonzero(counted)
+        return rank.take(key), np.flatnonzero(counted)
     first = np.full(int(key.max()) + 1, n, dtype=np.int64)
     np.minimum.at(first, key, np.arange(n, dtype=np.int64))
     present = np.flatnonzero(first < n)
     uniques = present[np.argsort(first[present], kind="stable")]
     rank = np.empty(len(first), dtype=np.int64)
     rank[uniques] = np.arange(len(uniques))
-    return rank[key], uniques
+    return rank.take(key), uniques
