@@ -387,7 +387,10 @@ def _appearance(*columns: pd.Series) -> list[str]:
 def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
     """Position in ``index`` of every row's value (looked up once per distinct value)."""
     codes, uniques = row_codes(values)
-    return np.append(index.get_indexer(pd.Index(values_of(uniques))), -1).take(codes)
+    # Text looked up in text of the same dtype: no conversion of either.
+    same = uniques.dtype == index.dtype and uniques.dtype == "str"
+    found = index.get_indexer(uniques if same else pd.Index(values_of(uniques)))
+    return np.append(found, -1).take(codes)
 
 
 def _per_file(files: pd.Series) -> Counter[str]:

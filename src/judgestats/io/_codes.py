@@ -180,11 +180,11 @@ def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.n
     if not is_dense(key):
         return pd.Series(key).duplicated(keep=keep).to_numpy()
     if keep is False:
-        return np.bincount(key)[key] > 1
+        return np.bincount(key).take(key) > 1
     first = np.full(int(key.max()) + 1, n, dtype=np.int64)
     rows = np.arange(n, dtype=np.int64)
     np.minimum.at(first, key, rows)
-    return first[key] != rows
+    return first.take(key) != rows
 
 
 def has_repeats(key: np.ndarray) -> bool:
