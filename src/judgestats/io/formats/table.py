@@ -44,7 +44,6 @@ import pandas as pd
 
 from judgestats.accounting import Reject
 from judgestats.errors import LogFormatError
-from judgestats.io._codes import integer_codes
 from judgestats.io.kit import (
     Detection,
     Parsed,
@@ -53,6 +52,7 @@ from judgestats.io.kit import (
     factorize,
     first_rows,
     flat_key,
+    integer_codes,
     iter_jsonl,
     option_names,
     read_delimited,
