@@ -11,7 +11,9 @@ Parquet: ``--pairs`` paired runs in one process, each pyarrow's ``read_table`` +
 pair, so that neither always runs first). Printed: the median and best of each, in
 wall-clock and in CPU time (all threads of the process, so that a machine shared
 with other work shows less in it), and the ratio read_logs / pyarrow: the median of
-the pairs' ratios (goal at most 3 on a quiet machine) and the best pair's.
+the pairs' ratios (goal at most 3 on a quiet machine) and the best pair's. The load
+average is printed first: on a busy machine pyarrow, which reads with several
+threads, loses more than read_logs, and the ratios look better than they are.
 
 CSV: ``read_logs`` in a fresh process, with its peak resident memory (goals: at most
 4 s and 600 MB).
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -136,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
         # Warm: imports, the registry, first-call costs of both.
         js.read_logs(parquet)
         pq.read_table(parquet).to_pandas()
+        load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
         print(f"Parquet, {args.rows:,} rows, {args.pairs} paired runs in one process")
+        print(f" load average {load} on {os.cpu_count()} CPUs (quiet: well under 1 per CPU)")
         runs = paired(
             lambda: pq.read_table(parquet).to_pandas(), lambda: js.read_logs(parquet), args.pairs
         )
