@@ -182,7 +182,7 @@ def _stack(
         out[c] = _union([f[c] for f in frames])
     names = pd.Index(list(dict.fromkeys(files)), dtype="str")
     which = np.repeat(names.get_indexer(pd.Index(list(files))), [len(f) for f in frames])
-    out["file"] = pd.Categorical.from_codes(which, categories=names)
+    out["file"] = pd.Categorical.from_codes(which, categories=names, validate=False)
     return out
 
 
