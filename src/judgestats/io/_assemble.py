@@ -32,6 +32,7 @@ from judgestats.io._codes import (
     first_rows,
     flat_key,
     has_repeats,
+    integer_codes,
     is_dense,
     row_codes,
     values_of,
@@ -186,9 +187,18 @@ def _stack(
     return out
 
 
+def _key_codes(values: pd.Series) -> np.ndarray:
+    """Codes of a key column: an integer column's by counting, any other's by its values."""
+    if values.dtype.kind in "iu":
+        counted = integer_codes(values.to_numpy())
+        if counted is not None:
+            return counted[0]
+    return codes_of(values)[0]
+
+
 def _key(table: pd.DataFrame, key: Sequence[str]) -> np.ndarray:
     """Return the flat key of every row of ``table`` (see :func:`.flat_key`)."""
-    return flat_key([codes_of(table[k])[0] for k in key])
+    return flat_key([_key_codes(table[k]) for k in key])
 
 
 def _value_codes(values: pd.Series) -> np.ndarray:
