@@ -16,9 +16,17 @@ def test_factorize_and_duplicated_match_pandas(high):
     want_codes, want_uniques = pd.factorize(key)
     assert codes.tolist() == want_codes.tolist()
     assert np.asarray(uniques).tolist() == np.asarray(want_uniques).tolist()
+    codes, uniques = factorize(key, sort=True)
+    want_codes, want_uniques = pd.factorize(key, sort=True)
+    assert codes.tolist() == want_codes.tolist()
+    assert np.asarray(uniques).tolist() == np.asarray(want_uniques).tolist()
     series = pd.Series(key)
     assert duplicated(key).tolist() == series.duplicated(keep="first").tolist()
     assert duplicated(key, keep=False).tolist() == series.duplicated(keep=False).tolist()
+    from judgestats.io._codes import has_repeats
+
+    assert has_repeats(key) == bool(series.duplicated().any())
+    assert not has_repeats(np.unique(key))
 
 
 def test_flat_key_is_equal_exactly_when_all_codes_are():
@@ -32,6 +40,43 @@ def test_flat_key_is_equal_exactly_when_all_codes_are():
     flat = flat_key(huge)
     rows = pd.DataFrame(dict(enumerate(huge)))
     assert pd.Series(flat).duplicated().tolist() == rows.duplicated().tolist()
+
+
+def test_appearance_is_the_order_of_first_appearance():
+    from judgestats.io._codes import appearance
+
+    rng = np.random.default_rng(5)
+    for codes in (
+        np.repeat(rng.permutation(40), rng.integers(1, 9, size=40)),  # runs of equal codes
+        rng.integers(-1, 30, size=500),  # no runs, missing codes among them
+        np.array([3]),
+        np.array([], dtype=np.int64),
+    ):
+        want = pd.unique(codes)
+        assert appearance(codes).tolist() == want[want >= 0].tolist()
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.arange(6).repeat(4),  # every value between the extremes: codes are offsets
+        np.array([7, -3, 7, 120, -3], dtype=np.int64),  # gaps: ranked
+        np.array([2**64 - 1, 2**64 - 3], dtype=np.uint64),  # near the top of the type
+        np.array([-(2**63), 2**63 - 1], dtype=np.int64),  # too wide to count: None
+    ],
+)
+def test_integer_codes_match_pandas_sorted_factorize(values):
+    from judgestats.io._codes import integer_codes
+
+    got = integer_codes(values)
+    if int(values.max()) - int(values.min()) > 8 * len(values) + 1024:
+        assert got is None
+        return
+    assert got is not None
+    codes, distinct = got
+    want_codes, want = pd.factorize(values, sort=True)
+    assert codes.tolist() == want_codes.tolist()
+    assert [int(v) for v in distinct] == [int(v) for v in want]
 
 
 def test_first_rows():

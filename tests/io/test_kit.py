@@ -95,6 +95,45 @@ def test_a_broken_entry_point_is_a_warning_not_an_error(tmp_path, monkeypatch, c
     assert "failed to load" in caplog.text
 
 
+class _CountingEntryPoints:
+    """An ``entry_points`` that counts its scans and serves one entry point."""
+
+    def __init__(self, entry) -> None:
+        self.entry, self.scans = entry, 0
+
+    def __call__(self, group):
+        self.scans += 1
+        return [self.entry]
+
+
+def test_entry_points_are_scanned_once_until_the_import_path_changes(monkeypatch):
+    find = _CountingEntryPoints(_FakeEntryPoint())
+    monkeypatch.setattr(registry, "entry_points", find)
+    assert "mine" in js.io.importers() and "mine" in js.io.importers()
+    assert find.scans == 1  # the second registry reused the scan
+    # A folder of the import path that changed (a package installed) is scanned again.
+    stamp = registry._install_stamp()
+    monkeypatch.setattr(registry, "_install_stamp", lambda: (*stamp, ("new-folder", 1)))
+    assert "mine" in js.io.importers()
+    assert find.scans == 2
+
+
+def test_a_broken_entry_point_warns_at_every_registry(monkeypatch, caplog):
+    class Broken:
+        name = "broken"
+
+        def load(self):
+            raise ImportError("no module named mine")
+
+    find = _CountingEntryPoints(Broken())
+    monkeypatch.setattr(registry, "entry_points", find)
+    for _ in range(2):
+        caplog.clear()
+        assert "broken" not in js.io.importers()
+        assert "'broken' failed to load: no module named mine" in caplog.text
+    assert find.scans == 1
+
+
 def test_the_registry_is_built_when_asked_and_never_kept():
     names = [imp.name for imp in BUILTINS]
     assert list(js.io.importers()) == names  # built-ins first, in their order

@@ -111,6 +111,34 @@ def test_padded_cells_are_stripped(tmp_path, suffix):
     assert ds.item.values.tolist() == ["log/q1", "log/q2", "log/q3"]
 
 
+def test_integer_parquet_columns_read_as_their_text_does(tmp_path):
+    # Runs and lengths as Parquet integers (counted, not hashed) against the same
+    # table in CSV: same dataset, same rejects (a negative run, with its line).
+    frame = pd.DataFrame(
+        {
+            "judge": ["j1", "j1", "j2", "j2", "j1"],
+            "item": ["q1", "q1", "q2", "q1", "q3"],
+            "verdict": ["A", "B", "tie", "A", "B"],
+            "order": ["AB", "BA", "AB", "AB", "AB"],
+            "run": np.array([0, 0, 3, -1, 7], dtype=np.int64),
+            "length_a": np.array([120, 120, 5, 120, 2**40], dtype=np.int64),
+            "length_b": np.array([9, 9, 9, 9, 9], dtype=np.uint16),
+        }
+    )
+    frame.to_parquet(tmp_path / "log.parquet", index=False)
+    frame.to_csv(tmp_path / "log.csv", index=False)
+    ds_pq, report_pq = read(tmp_path / "log.parquet")
+    ds_csv, report_csv = read(tmp_path / "log.csv")
+    assert counts(report_pq) == counts(report_csv) == (5, 4, 0, 1)
+    # A Parquet row's line is its row number; a CSV's is the line after the header.
+    assert [(r.line + 1, r.reason) for r in report_pq.rejects] == [
+        (r.line, r.reason) for r in report_csv.rejects
+    ]
+    assert "run '-1'" in report_pq.rejects[0].reason
+    ds_csv = ds_csv.drop_attrs()
+    assert ds_pq.drop_attrs().identical(ds_csv)
+
+
 def test_records_differing_in_a_score_are_conflicts_not_duplicates(tmp_path):
     text = (
         "judge,item,order,run,score_a,score_b\n"

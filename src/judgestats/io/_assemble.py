@@ -25,10 +25,14 @@ import xarray as xr
 from judgestats.accounting import FileAccount, ImportReport, Reject
 from judgestats.errors import LogFormatError
 from judgestats.io._codes import (
+    appearance,
     codes_of,
     duplicated,
     factorize,
+    first_rows,
     flat_key,
+    has_repeats,
+    integer_codes,
     is_dense,
     row_codes,
     values_of,
@@ -179,13 +183,22 @@ def _stack(
         out[c] = _union([f[c] for f in frames])
     names = pd.Index(list(dict.fromkeys(files)), dtype="str")
     which = np.repeat(names.get_indexer(pd.Index(list(files))), [len(f) for f in frames])
-    out["file"] = pd.Categorical.from_codes(which, categories=names)
+    out["file"] = pd.Categorical.from_codes(which, categories=names, validate=False)
     return out
+
+
+def _key_codes(values: pd.Series) -> np.ndarray:
+    """Codes of a key column: an integer column's by counting, any other's by its values."""
+    if values.dtype.kind in "iu":
+        counted = integer_codes(values.to_numpy())
+        if counted is not None:
+            return counted[0]
+    return codes_of(values)[0]
 
 
 def _key(table: pd.DataFrame, key: Sequence[str]) -> np.ndarray:
     """Return the flat key of every row of ``table`` (see :func:`.flat_key`)."""
-    return flat_key([codes_of(table[k])[0] for k in key])
+    return flat_key([_key_codes(table[k]) for k in key])
 
 
 def _value_codes(values: pd.Series) -> np.ndarray:
@@ -241,7 +254,7 @@ def _dedup(
             column = _raw_values(table[v])
             differs |= column[1:] != column[:-1]
         changed[1:] = differs
-    if changed.all() and not duplicated(flat, keep=False).any():
+    if changed.all() and not has_repeats(flat):
         return np.ones(n, dtype=bool), np.zeros(n, dtype=bool), []  # no key repeats
     rows = np.flatnonzero(changed)
     keys = flat[rows]
@@ -318,14 +331,64 @@ def _dedup_labels(
     return keep, dup, conflicts, notes
 
 
+def _label_table(frames: Sequence[pd.DataFrame], parsed: Sequence[Parsed]) -> pd.DataFrame:
+    """Stack the label tables of the files (``frames``, one per ``parsed``) for merging."""
+    if frames:
+        lt = _stack(frames, [p.file for p in parsed], LABEL_KEY)
+        lt["label"] = lt["label"].astype(np.int8)
+    else:
+        lt = pd.DataFrame({c: pd.Series([], dtype="category") for c in [*LABEL_KEY, "file"]})
+        lt = lt.assign(label=np.zeros(0, dtype=np.int8), line=np.zeros(0, dtype=np.int64))
+    if "counted" not in lt:
+        lt["counted"] = True
+    lt["counted"] = lt["counted"].fillna(True).astype(bool)
+    return lt
+
+
+def _label_heads(labels: pd.DataFrame) -> np.ndarray:
+    """Return which rows of a file's labels stand for all of them.
+
+    Every label record (``counted``) does, and the first ride-along label of each
+    item, rater and label; the other ride-along labels repeat one of those (a long
+    table repeats an item's label on every judgment of it). A table with columns
+    beyond :data:`_LABEL_COLS` keeps every row.
+    """
+    n = len(labels)
+    counted = (
+        labels["counted"].fillna(True).to_numpy(dtype=bool)
+        if "counted" in labels
+        else np.ones(n, dtype=bool)
+    )
+    if counted.all() or not set(labels.columns) <= set(_LABEL_COLS):
+        return np.ones(n, dtype=bool)
+    codes = [codes_of(labels[c])[0] for c in LABEL_KEY]
+    label = labels["label"].to_numpy()
+    # Integer labels are their own codes once made non-negative.
+    codes.append(
+        label.astype(np.int64) - label.min()
+        if label.dtype.kind in "iu"
+        else _value_codes(labels["label"])
+    )
+    # A ride-along label equal to the row before it repeats it: only the others are
+    # compared.
+    changed = counted.copy()
+    changed[0] = True
+    for c in codes:
+        changed[1:] |= c[1:] != c[:-1]
+    changed[1:] |= counted[:-1]
+    at = np.flatnonzero(changed & ~counted)
+    heads = counted.copy()
+    heads[at[~duplicated(flat_key([c[at] + 1 for c in codes]))]] = True
+    return heads
+
+
 def _appearance(*columns: pd.Series) -> list[str]:
     """Distinct values of the columns together, as strings, in order of appearance."""
     parts = []
     for c in columns:
         if len(c):
             codes, uniques = row_codes(pd.Series(c))
-            seen = pd.unique(codes)  # in order of appearance
-            parts.append(values_of(uniques)[seen[seen >= 0]])
+            parts.append(values_of(uniques)[appearance(codes)])
     if not parts:
         return []
     return [str(v) for v in pd.unique(np.concatenate(parts))]
@@ -334,7 +397,10 @@ def _appearance(*columns: pd.Series) -> list[str]:
 def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
     """Position in ``index`` of every row's value (looked up once per distinct value)."""
     codes, uniques = row_codes(values)
-    return np.append(index.get_indexer(pd.Index(values_of(uniques))), -1)[codes]
+    # Text looked up in text of the same dtype: no conversion of either.
+    same = uniques.dtype == index.dtype and uniques.dtype == "str"
+    found = index.get_indexer(uniques if same else pd.Index(values_of(uniques)))
+    return np.append(found, -1).take(codes)
 
 
 def _per_file(files: pd.Series) -> Counter[str]:
@@ -361,6 +427,9 @@ def _text_array(values: np.ndarray) -> np.ndarray:
     character would become empty); such values stay Python strings, exactly as read.
     """
     fixed = values.astype(str)
+    plain = pd.api.types.infer_dtype(values, skipna=False) in ("string", "empty")
+    if plain and "\x00" not in "".join(values):
+        return fixed  # Python strings without NUL: numpy text holds them exactly
     if len(values) and not (fixed.astype(object) == values.astype(object)).all():
         return values_of(pd.Index(values.astype(object)))
     return fixed
@@ -416,6 +485,24 @@ def _metadata_notes(given: pd.DataFrame, name: str) -> list[Reject]:
     return notes
 
 
+def _given(values: pd.Series, kind: str, fill: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return which rows give a coordinate (not missing, not its fill value), and its values.
+
+    Returns the mask, the values as given (numbers, or the text's original values;
+    NaN or ``None`` where not given; for messages) and the values the dataset stores
+    (numbers, or text as strings).
+    """
+    if kind == "f":
+        numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+        return ~np.isnan(numbers), numbers, numbers
+    codes, uniques = row_codes(values)  # a missing value's code -1 takes the last entry
+    given = np.asarray([str(v) != str(fill) for v in uniques] + [False], dtype=bool)[codes]
+    raw = np.asarray([*uniques, None], dtype=object)[codes]
+    raw[~given] = None
+    text = np.append(values_of(uniques), fill)[codes]
+    return given, raw, text
+
+
 def _items_table(
     parsed: Sequence[Parsed], items: list[str]
 ) -> tuple[dict[str, np.ndarray], list[Reject]]:
@@ -425,42 +512,42 @@ def _items_table(
     it) and a note for every coordinate of an item to which its records give
     different values.
     """
-    frames = [p.items.assign(file=p.file) for p in parsed if not p.items.empty]
-    meta = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["item"])
-    given = pd.DataFrame({"item": meta["item"].astype(str)})
-    given["file"] = meta.get("file", "")
-    given["line"] = meta.get("line", np.nan)
-    notes: list[Reject] = []
-    repeated = bool(given["item"].duplicated().any())  # else no item can disagree
-    for name, (kind, fill) in ITEM_COORDS.items():
-        if name not in meta:
-            continue
-        col = meta[name]
-        if kind == "f":
-            given[name] = pd.to_numeric(col, errors="coerce").astype(float)
-        else:
-            # Per distinct value: is it given (not missing, not the fill value)?
-            codes, uniques = row_codes(col)
-            given_values = np.asarray([*uniques, None], dtype=object)
-            given_values[[str(v) == str(fill) for v in uniques] + [True]] = None
-            given[name] = given_values[codes]
-        if repeated:
-            notes += _metadata_notes(given, name)
-    given = given.drop(columns=["file", "line"])
-    # Each item given once (no item repeated): its row is its first value.
-    first = given.groupby("item", sort=False).first() if repeated else given.set_index("item")
-    first = first.reindex(pd.Index(items, name="item"))
+    described = [p for p in parsed if not p.items.empty]
+    frames = [p.items for p in described]
+    meta = (
+        (frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True))
+        if frames
+        else pd.DataFrame(columns=["item"])
+    )
+    # Position of every row's item among ``items`` (looked up per distinct item).
+    at = _positions(pd.Index(items, dtype="str"), meta["item"])
+    repeated = bool(pd.Series(at).duplicated().any())  # else no item can disagree
+    # The rows as the notes show them (only repeated items can have notes).
+    shown = (
+        pd.DataFrame(
+            {
+                "item": meta["item"].astype(str).to_numpy(),
+                "file": np.repeat([p.file for p in described], [len(f) for f in frames]),
+                "line": meta["line"].to_numpy() if "line" in meta else np.nan,
+            }
+        )
+        if repeated
+        else pd.DataFrame()
+    )
     out: dict[str, np.ndarray] = {}
+    notes: list[Reject] = []
     for name, (kind, fill) in ITEM_COORDS.items():
-        values = first[name] if name in first else pd.Series(np.nan, index=first.index)
-        if kind == "f":
-            out[name] = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-        else:
-            given_text = values.to_numpy(dtype=object)
-            text = [
-                fill if m else str(v) for v, m in zip(given_text, pd.isna(given_text), strict=True)
-            ]
-            out[name] = _text_array(np.asarray(text, dtype=object))
+        values = np.full(len(items), fill, dtype=float if kind == "f" else object)
+        if name in meta:
+            given, raw, stored = _given(meta[name], kind, fill)
+            # Per item, the first row that gives a value (-1: none does).
+            giving = np.flatnonzero(given & (at >= 0))
+            first = first_rows(at[giving], len(items))
+            values[first >= 0] = stored[giving[first[first >= 0]]]
+            if repeated:
+                shown[name] = raw
+                notes += _metadata_notes(shown, name)
+        out[name] = values if kind == "f" else _text_array(values)
     return out, notes
 
 
@@ -552,20 +639,21 @@ def assemble(
         jt = pd.DataFrame({c: pd.Series([], dtype="category") for c in [*JUDGMENT_KEY, "file"]})
         jt = jt.assign(run=np.zeros(0, dtype=np.int64), verdict=np.zeros(0, dtype=np.int8))
         jt["line"] = np.zeros(0, dtype=np.int64)
-    if with_labels:
-        lt = _stack([p.labels for p in with_labels], [p.file for p in with_labels], LABEL_KEY)
-        lt["label"] = lt["label"].astype(np.int8)
-    else:
-        lt = pd.DataFrame({c: pd.Series([], dtype="category") for c in [*LABEL_KEY, "file"]})
-        lt = lt.assign(label=np.zeros(0, dtype=np.int8), line=np.zeros(0, dtype=np.int64))
     if aliases:
         jt["judge"] = _renamed(jt["judge"], aliases)
-    if "counted" not in lt:
-        lt["counted"] = True
-    lt["counted"] = lt["counted"].fillna(True).astype(bool)
-
     keep_j, dup_j, jt_conf = _dedup(jt, _key(jt, JUDGMENT_KEY), JUDGMENT_KEY, "verdict", "verdicts")
+    # Labels: first without the ride-along labels that repeat one of their file's; the
+    # same outcome unless a ride-along label disagrees with another, whose notes name
+    # every row: then with all of them.
+    heads = [_label_heads(p.labels) for p in with_labels]
+    compact = [
+        p.labels if h.all() else p.labels[h] for p, h in zip(with_labels, heads, strict=True)
+    ]
+    lt = _label_table(compact, with_labels)
     keep_l, dup_l, lt_conf, label_notes = _dedup_labels(lt)
+    if label_notes and not all(h.all() for h in heads):
+        lt = _label_table([p.labels for p in with_labels], with_labels)
+        keep_l, dup_l, lt_conf, label_notes = _dedup_labels(lt)
     jt_kept, lt_kept = _rows(jt, np.flatnonzero(keep_j)), _rows(lt, np.flatnonzero(keep_l))
     lt_counted = lt_kept[lt_kept["counted"]]
 

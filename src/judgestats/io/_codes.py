@@ -15,11 +15,15 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "appearance",
     "codes_of",
+    "dense_span",
     "duplicated",
     "factorize",
     "first_rows",
     "flat_key",
+    "has_repeats",
+    "integer_codes",
     "is_dense",
     "relabel",
     "row_codes",
@@ -52,8 +56,8 @@ def codes_of(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, pd.Index]:
 def values_of(uniques: pd.Index) -> np.ndarray:
     """Return the distinct values of a column (:func:`codes_of`) as Python strings."""
     values = np.asarray(uniques, dtype=object)
-    if all(isinstance(v, str) for v in values):
-        return values
+    if pd.api.types.infer_dtype(values, skipna=False) in ("string", "empty"):
+        return values  # every value a str (tested in C, not value by value)
     # Never through numpy's fixed-width text, which drops trailing NUL characters.
     out = np.empty(len(values), dtype=object)
     out[:] = [str(v) for v in values]
@@ -66,15 +70,19 @@ def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = N
     Equal labels become one category, so that the codes stay one per distinct value;
     a label ``None`` is missing.
     """
-    new, uniques = pd.factorize(pd.Index(list(labels), dtype=object), use_na_sentinel=True)
-    kind = _code_type(len(uniques))
-    if np.array_equal(new, np.arange(len(new))):
-        # Labels distinct, none missing: the codes stay (copied, never shared with the
-        # caller's array), only the names change.
-        taken = np.asarray(codes).astype(kind)
+    labels = list(labels)
+    text = np.asarray(labels, dtype=object)
+    if pd.api.types.infer_dtype(text, skipna=False) in ("string", "empty") and len(
+        set(labels)
+    ) == len(labels):
+        # Labels distinct text, none missing: the codes stay (copied, never shared with
+        # the caller's array), only the names change.
+        taken = np.asarray(codes).astype(_code_type(len(labels)))
+        categories = pd.Index(text, dtype="str")
     else:
-        taken = np.append(new, -1).astype(kind)[codes]
-    categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
+        new, uniques = pd.factorize(pd.Index(text, dtype=object), use_na_sentinel=True)
+        taken = np.append(new, -1).astype(_code_type(len(uniques))).take(codes)
+        categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
     return pd.Series(
         pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index
     )
@@ -103,6 +111,17 @@ def flat_key(codes: Sequence[np.ndarray]) -> np.ndarray:
     return frame.groupby(list(range(len(codes)))).ngroup().to_numpy()
 
 
+def appearance(codes: np.ndarray) -> np.ndarray:
+    """Return the distinct non-negative codes in order of first appearance.
+
+    Only the first row of each run of equal codes can be a first appearance: the runs'
+    heads are hashed, not every row (rows of one value mostly come together).
+    """
+    heads = codes[np.flatnonzero(codes[1:] != codes[:-1]) + 1] if len(codes) > 1 else codes
+    seen = pd.unique(np.concatenate([codes[:1], heads]))
+    return seen[seen >= 0]
+
+
 def first_rows(codes: np.ndarray, n: int) -> np.ndarray:
     """Return, for each of the codes ``0 .. n - 1``, the first row holding it (-1: none)."""
     first = np.full(n, -1, dtype=np.int64)
@@ -118,7 +137,32 @@ def is_dense(key: np.ndarray) -> bool:
     Dense keys are counted by indexing (a table as long as the largest key); others
     are hashed.
     """
-    return len(key) > 0 and int(key.max()) <= 8 * len(key) + 1024
+    return len(key) > 0 and dense_span(int(key.max()), len(key))
+
+
+def dense_span(largest: int, rows: int) -> bool:
+    """Say whether keys ``0 .. largest`` of ``rows`` rows are few enough to count by index."""
+    return largest <= 8 * rows + 1024
+
+
+def integer_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Return codes of integers and their distinct values (increasing), by counting.
+
+    ``None`` when the values span too wide a range to count (see :func:`dense_span`):
+    hash them instead. The codes are the values less the smallest when every value in
+    between occurs (as run indices do).
+    """
+    if not len(values) or values.dtype.kind not in "iu":
+        return None
+    low, high = int(values.min()), int(values.max())
+    if not dense_span(high - low, len(values)):
+        return None
+    base = values.dtype.type(low)
+    offset = (values - base).astype(np.int64, copy=False)
+    present = np.bincount(offset) > 0
+    distinct = np.flatnonzero(present)
+    codes = offset if len(distinct) == len(present) else (np.cumsum(present) - 1).take(offset)
+    return codes, distinct.astype(values.dtype) + base
 
 
 def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.ndarray:
@@ -136,28 +180,40 @@ def duplicated(key: np.ndarray, keep: Literal["first", False] = "first") -> np.n
     if not is_dense(key):
         return pd.Series(key).duplicated(keep=keep).to_numpy()
     if keep is False:
-        return np.bincount(key)[key] > 1
+        return np.bincount(key).take(key) > 1
     first = np.full(int(key.max()) + 1, n, dtype=np.int64)
     rows = np.arange(n, dtype=np.int64)
     np.minimum.at(first, key, rows)
-    return first[key] != rows
+    return first.take(key) != rows
 
 
-def factorize(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def has_repeats(key: np.ndarray) -> bool:
+    """Say whether some non-negative integer key occurs more than once (counted if dense)."""
+    if not is_dense(key):
+        return bool(pd.Series(key).duplicated().any())
+    return bool(np.bincount(key).max() > 1)
+
+
+def factorize(key: np.ndarray, *, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return codes and distinct values of non-negative integer keys, in order of appearance.
 
     As :func:`pandas.factorize`, without hashing when the keys are dense (at most a few
     times as many possible values as rows): the first row of each key is found by
-    indexing, and only the distinct keys are sorted.
+    indexing, and only the distinct keys are sorted. With ``sort`` the distinct values
+    are in increasing order instead, found by counting (no first rows to find).
     """
     n = len(key)
     if not is_dense(key):
-        codes, uniques = pd.factorize(key)
+        codes, uniques = pd.factorize(key, sort=sort)
         return codes.astype(np.int64), np.asarray(uniques)
+    if sort:
+        counted = np.bincount(key) > 0
+        rank = np.cumsum(counted) - 1
+        return rank.take(key), np.flatnonzero(counted)
     first = np.full(int(key.max()) + 1, n, dtype=np.int64)
     np.minimum.at(first, key, np.arange(n, dtype=np.int64))
     present = np.flatnonzero(first < n)
     uniques = present[np.argsort(first[present], kind="stable")]
     rank = np.empty(len(first), dtype=np.int64)
     rank[uniques] = np.arange(len(uniques))
-    return rank[key], uniques
+    return rank.take(key), uniques

@@ -18,7 +18,8 @@ stops the import with a traceback.
 Formats that are tables underneath are read column by column: :func:`read_delimited`
 gives a frame of categoricals, and :func:`codes_of` (:func:`row_codes` to index by),
 :func:`relabel`, :func:`flat_key` and :func:`duplicated` work on their integer codes, so that the
-work is done once per distinct value, never once per row in Python.
+work is done once per distinct value, never once per row in Python (:func:`integer_codes`
+codes a column of integers by counting).
 
 Examples
 --------
@@ -52,6 +53,7 @@ from judgestats.io._codes import (
     factorize,
     first_rows,
     flat_key,
+    integer_codes,
     relabel,
     row_codes,
     values_of,
@@ -122,6 +124,7 @@ __all__ = [
     "get_number",
     "get_str",
     "has_fields",
+    "integer_codes",
     "item_id",
     "iter_csv",
     "iter_json_array",

@@ -8,13 +8,17 @@ importers (:data:`judgestats.io.formats.BUILTINS`), then those of the
 ``judgestats.importers`` entry-point group (each entry an importer object, a class
 or a zero-argument factory returning one; an entry replaces a built-in of its name),
 then those given to :func:`read_logs` or :func:`importers` as ``importers=``.
+The entry points are looked up once per process, and again when a folder of the
+import path has changed since (a package installed meanwhile).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -86,16 +90,46 @@ class Importer(Protocol):
         ...
 
 
-def _entry_point_importers() -> list[Importer]:
-    """Return the importers of the entry-point group; a broken one is a warning."""
-    found = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+def _install_stamp() -> tuple[tuple[str, int], ...]:
+    """When each folder of the import path last changed (installing a package changes it)."""
+    stamp = []
+    for folder in sys.path:
+        try:
+            stamp.append((folder, os.stat(folder or ".").st_mtime_ns))
+        except OSError:
+            stamp.append((folder, -1))
+    return tuple(stamp)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_entry_points(
+    find: Callable[..., Iterable[Any]], stamp: tuple[tuple[str, int], ...]
+) -> tuple[tuple[Importer, ...], tuple[tuple[str, str], ...]]:
+    """Load the importers of the entry-point group once per ``find`` and ``stamp``.
+
+    Scanning the installed packages' metadata takes tens of milliseconds, more than
+    reading a small log: it is done once per process, and again when a folder of the
+    import path changes (a package installed meanwhile) or ``find`` is another
+    function. Returns the importers and, for each entry that failed to load, its
+    name and why.
+    """
+    found: list[Importer] = []
+    failed: list[tuple[str, str]] = []
+    for ep in find(group=ENTRY_POINT_GROUP):
         try:
             obj = ep.load()
             found.append(obj() if isinstance(obj, type) or not hasattr(obj, "can_read") else obj)
         except Exception as exc:  # a broken plug-in must not break reading logs
-            log.warning("importer entry point %r failed to load: %s", ep.name, exc)
-    return found
+            failed.append((str(ep.name), str(exc)))
+    return tuple(found), tuple(failed)
+
+
+def _entry_point_importers() -> list[Importer]:
+    """Return the importers of the entry-point group; a broken one is a warning."""
+    found, failed = _load_entry_points(entry_points, _install_stamp())
+    for name, why in failed:  # warned at every call, as when loaded each time
+        log.warning("importer entry point %r failed to load: %s", name, why)
+    return list(found)
 
 
 def importers(importers: Iterable[Importer] = ()) -> dict[str, Importer]:

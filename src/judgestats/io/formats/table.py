@@ -52,6 +52,7 @@ from judgestats.io.kit import (
     factorize,
     first_rows,
     flat_key,
+    integer_codes,
     iter_jsonl,
     option_names,
     read_delimited,
@@ -75,6 +76,8 @@ __all__ = [
 ]
 
 _FIRST, _SECOND = 10, 11  # presentation-frame codes before conversion
+#: Verdict codes that a human label cannot be.
+_NOT_LABELS = (_FIRST, _SECOND, Verdict.INVALID)
 
 DEFAULT_VERDICTS: dict[str, int] = {
     **dict.fromkeys(["a", "model_a", "response_a", "[[a]]", "a>b", "a>>b", "1"], Verdict.A),
@@ -172,7 +175,22 @@ def _per_row(mapped: np.ndarray, codes: np.ndarray) -> np.ndarray:
     given = mapped[:-1]
     if len(given) and (given == given[0]).all() and (not len(codes) or codes.min() >= 0):
         return np.full(len(codes), given[0], dtype=mapped.dtype)
-    return mapped[codes]
+    return mapped.take(codes)  # take: faster than indexing with narrow codes
+
+
+def _words(
+    values: pd.Series, vocab: Mapping[str, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Look a text column's words up in ``vocab`` (case-insensitive), once per distinct value.
+
+    Returns the rows' codes into the distinct values and, per distinct value (the last
+    entry stands for a missing value), its code in the vocabulary (NaN: not in it) and
+    whether it is empty; :func:`_per_row` takes either for the rows.
+    """
+    codes, uniques = row_codes(values)
+    words = values_of(uniques)
+    code_of = np.append([vocab.get(u.lower(), np.nan) for u in words], np.nan)
+    return codes, code_of, np.append(words == "", False)
 
 
 def _is(values: pd.Series, text: str) -> np.ndarray:
@@ -206,12 +224,6 @@ def _constant(text: str, n: int) -> pd.Series:
     return pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=categories))
 
 
-def _lookup(values: pd.Series, table: Mapping[str, Any], dtype: Any = float) -> np.ndarray:
-    """``table[value.lower()]`` for every value (NaN, or ``None``, where absent)."""
-    missing = np.nan if np.dtype(dtype).kind == "f" else None
-    return _by_value(values, lambda v: table.get(v.lower(), missing), dtype)
-
-
 def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
     """``item_id(benchmark, key)`` of every row, as a categorical built per pair."""
     bcodes, bnames = codes_of(bench)
@@ -221,7 +233,9 @@ def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
         # One benchmark: an item per key, the key's codes are the item's.
         codes, b, k = kcodes, np.zeros(len(knames), dtype=np.int64), np.arange(len(knames))
     else:
-        codes, pairs = factorize(bcodes * width + kcodes)
+        # Items in the order of their pairs' codes (the order of appearance is found
+        # where it matters, by the codes).
+        codes, pairs = factorize(bcodes * width + kcodes, sort=True)
         b, k = np.divmod(pairs, width)
     names = [
         f"{bn}/{kn}" for bn, kn in zip(values_of(bnames)[b], values_of(knames)[k], strict=True)
@@ -243,6 +257,15 @@ def _number(text: str) -> float:
     except ValueError:
         return np.inf
     return value if np.isfinite(value) else np.inf
+
+
+def _numbers(texts: np.ndarray) -> np.ndarray:
+    """:func:`_number` of every text, in one cast when every text is a number."""
+    try:
+        values = texts.astype(float)  # float() of each text, as _number parses it
+    except (TypeError, ValueError):  # an empty cell, or text not a number: one by one
+        return np.array([_number(t) for t in texts], dtype=float)
+    return np.where(np.isfinite(values), values, np.inf)
 
 
 def _strings(frame: pd.DataFrame) -> pd.DataFrame:
@@ -279,6 +302,14 @@ def _text_of(column: Any) -> tuple[np.ndarray, list[str | None]]:
     import pyarrow.compute as pc
 
     array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    counted = (
+        integer_codes(array.to_numpy())
+        if pa.types.is_integer(array.type) and not array.null_count
+        else None
+    )
+    if counted is not None:  # integers in a narrow range: counted, not hashed
+        codes, distinct = counted
+        return codes, [str(v) for v in distinct.tolist()]
     try:
         encoded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
         text = pc.cast(encoded.dictionary, pa.string())
@@ -544,28 +575,32 @@ def _verdict_codes(
     extractor: VerdictExtractor | None,
     fail: _Failures,
 ) -> tuple[np.ndarray, pd.Series | None, np.ndarray | None]:
-    """Verdict codes (slots as ``_FIRST``/``_SECOND``), the match and a text hash."""
+    """Verdict codes (int8; slots as ``_FIRST``/``_SECOND``), the match and a text hash.
+
+    A row whose verdict is unknown is rejected; its code is ``Verdict.MISSING``.
+    """
     if extractor is None:
-        code = _lookup(raw, vocab)
-        empty = _is(raw, "")
+        codes, code_of, empty_of = _words(raw, vocab)
+        empty = _per_row(empty_of, codes)
         fail(is_judgment & empty, "empty verdict; map '' in verdict_map (e.g. to 'invalid')")
         fail(
-            is_judgment & np.isnan(code) & ~empty,
+            is_judgment & _per_row(np.isnan(code_of) & ~empty_of, codes),
             lambda i: (
                 f"unknown verdict {raw.iat[i]!r}; map it with verdict_map="
                 " (command line: --verdict-map RAW=A|B|tie|invalid), or name the pattern"
                 " of raw judge text with verdict_pattern= (--verdict-pattern)"
             ),
         )
+        code = _per_row(np.nan_to_num(code_of, nan=Verdict.MISSING).astype(np.int8), codes)
         return code, None, None
     codes, uniques = codes_of(raw)
     found = extractor.extract_all(list(uniques))
     slots = {int(Verdict.A): _FIRST, int(Verdict.B): _SECOND}
-    per_text = np.array([slots.get(int(v), int(v)) for v in found["verdict"]], dtype=float)
+    per_text = np.array([slots.get(int(v), int(v)) for v in found["verdict"]], dtype=np.int8)
     matched = relabel(codes, found["match"].tolist(), raw.index)
     # The raw text is the judgment: two records that differ in it are not duplicates.
-    digest = pd.util.hash_array(np.asarray(uniques, dtype=object)).view(np.int64)[codes]
-    return per_text[codes], matched, digest
+    digest = pd.util.hash_array(np.asarray(uniques, dtype=object)).view(np.int64).take(codes)
+    return per_text.take(codes), matched, digest
 
 
 def _choose_extractor(
@@ -664,9 +699,12 @@ def parse_table(
         lambda i: f"unknown order {order_raw.iat[i]!r}; use AB/BA (original/swapped)",
     )
     run_raw = col("run")
-    run = _by_value(run_raw, lambda r: _run_index(r or "0"), float)
+    # Per distinct value: the run, or NaN if it is none (then the rows are rejected).
+    rcodes, runiques = row_codes(run_raw)
+    run_of = np.append([_run_index(r or "0") for r in values_of(runiques)], np.nan)
+    run = _per_row(np.nan_to_num(run_of).astype(np.int64), rcodes)
     fail(
-        is_judgment & np.isnan(run),
+        is_judgment & _per_row(np.isnan(run_of), rcodes),
         lambda i: f"run {run_raw.iat[i]!r} is not a non-negative integer (at most {MAX_RUN})",
     )
     # Lengths per distinct text; rows take them only where item metadata is kept.
@@ -674,7 +712,7 @@ def parse_table(
     for f in ("length_a", "length_b"):
         raw_length = col(f)
         lcodes, luniques = row_codes(raw_length)
-        num = np.array([_number(u) for u in values_of(luniques)] + [np.nan])
+        num = np.append(_numbers(values_of(luniques)), np.nan)
         fail(_per_row(np.isinf(num), lcodes), partial(_not_finite, f, raw_length))
         lengths[f] = np.where(np.isinf(num), np.nan, num), lcodes
     kinds = _mapped(col("label_kind"), lambda k: k or label_kind or "")
@@ -692,26 +730,32 @@ def parse_table(
         is_judgment & (slot_first | slot_second) & _is(order, "unknown"),
         "verdict names a presentation slot but the order is unknown",
     )
-    first_is_a = _is(order, "AB")
-    converted = np.where(slot_first, np.where(first_is_a, Verdict.A, Verdict.B), code)
-    converted = np.where(slot_second, np.where(first_is_a, Verdict.B, Verdict.A), converted)
+    converted = code
+    if slot_first.any() or slot_second.any():
+        first_is_a = _is(order, "AB")
+        converted = np.where(slot_first, np.where(first_is_a, Verdict.A, Verdict.B), code)
+        converted = np.where(slot_second, np.where(first_is_a, Verdict.B, Verdict.A), converted)
 
-    human: dict[str, np.ndarray] = {}
+    # Per human column: the rows' label codes (int8) and which rows have a label.
+    human: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for hc in human_cols:
         if hc in df:
             given = df[hc]
-            hcode = _lookup(given, vocab)
+            hcodes, label_of, empty_of = _words(given, vocab)
             fail(
-                np.isnan(hcode) & ~_is(given, ""),
+                _per_row(np.isnan(label_of) & ~empty_of, hcodes),
                 partial(_unknown_label, hc, given),
             )
             fail(
-                np.isin(hcode, [_FIRST, _SECOND, Verdict.INVALID]),
+                _per_row(np.isin(label_of, _NOT_LABELS), hcodes),
                 f"human label in {hc!r} must be A, B or tie",
             )
-            human[hc] = hcode
+            human[hc] = (
+                _per_row(np.nan_to_num(label_of, nan=Verdict.MISSING).astype(np.int8), hcodes),
+                _per_row(~np.isnan(label_of), hcodes),
+            )
     has_label = (
-        np.any([~np.isnan(h) for h in human.values()], axis=0) if human else np.zeros(n, dtype=bool)
+        np.any([has for _, has in human.values()], axis=0) if human else np.zeros(n, dtype=bool)
     )
     fail(~is_judgment & ~has_label, "no judge/verdict and no human label: nothing to import")
     key = col("item")
@@ -724,10 +768,11 @@ def parse_table(
             "judge": take(judge),
             "item": take(items),
             "order": take(order),
-            "run": take(run).astype(np.int64),
-            "verdict": take(converted).astype(np.int8),
+            "run": take(run),
+            "verdict": take(converted).astype(np.int8, copy=False),
             "line": take(line),
-        }
+        },
+        copy=False,
     )
     if matched is not None and digest is not None:
         judgments["match"] = take(matched)
@@ -735,17 +780,18 @@ def parse_table(
     default_rater = "gold" if (label_kind == "correctness") else "human"
     raters = _mapped(col("rater"), lambda r: r or default_rater)
     label_frames = []
-    for hc, hcode in human.items():
-        take = _select(ok & ~np.isnan(hcode))
+    for hc, (hcode, has) in human.items():
+        take = _select(ok & has)
         label_frames.append(
             pd.DataFrame(
                 {
                     "item": take(items),
                     "rater": hc if len(human_cols) > 1 else take(raters),
-                    "label": take(hcode).astype(np.int8),
+                    "label": take(hcode),
                     "line": take(line),
                     "counted": ~take(is_judgment),
-                }
+                },
+                copy=False,
             )
         )
     labels = pd.concat(label_frames, ignore_index=True) if label_frames else Parsed("", "").labels
@@ -762,19 +808,20 @@ def parse_table(
     # of each item and every differing value (with its first line) are kept. Compared
     # on codes: of the text columns, and of the lengths' raw text (equal text, equal
     # length; "3" and "3.0" stay two rows, which drops nothing).
-    rows = np.flatnonzero(ok)
-    every = len(rows) == n  # no row rejected: no subset to take
+    every = bool(ok.all())  # no row rejected: no subset to take
     described = [
         codes if every else codes[ok]
         for codes in (row_codes(c)[0] for c in [*meta.values(), col("length_a"), col("length_b")])
     ]
     # A row that repeats the row before it repeats its metadata: only the others are
     # compared (rows of one item mostly come together).
-    changed = np.ones(len(rows), dtype=bool)
-    if len(rows) > 1:
-        changed[1:] = np.any([codes[1:] != codes[:-1] for codes in described], axis=0)
-    rows = rows[changed]
-    repeats = flat_key([codes[changed] + 1 for codes in described])  # + 1 fits the type
+    changed = np.zeros(len(described[0]), dtype=bool)
+    changed[:1] = True
+    for codes in described:
+        changed[1:] |= codes[1:] != codes[:-1]
+    at = np.flatnonzero(changed)  # among the rows kept
+    rows = at if every else np.flatnonzero(ok)[at]
+    repeats = flat_key([codes[at] + 1 for codes in described])  # + 1 fits the type
     rows = rows[~duplicated(repeats)]
     item_meta = pd.DataFrame(
         {
