@@ -24,6 +24,7 @@ from judgestats.thresholds import PAPER
 
 __all__ = [
     "DERIVED_VARIABLES",
+    "PAIR_SEPARATOR",
     "DerivedConfig",
     "complete_posterior",
     "derived_quantities",
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 _SAMPLE = ("chain", "draw")
+#: Between the two benchmarks of a ``benchmark_pair`` label (``"first -> second"``).
+PAIR_SEPARATOR = " -> "
 
 
 @dataclass(frozen=True)
@@ -306,7 +309,7 @@ def complete_posterior(posterior: xr.Dataset, config: DerivedConfig) -> xr.Datas
         # a judge absent from a benchmark has no shift there: it counts as 0
         out["max_rank_shift"] = (_SAMPLE, np.abs(np.nan_to_num(shift)).max(axis=(-2, -1)))
         coords["benchmark_pair"] = np.array(
-            [f"{benchmarks[i]} -> {benchmarks[j]}" for i, j in pairs]
+            [f"{benchmarks[i]}{PAIR_SEPARATOR}{benchmarks[j]}" for i, j in pairs]
         )
         judges_both = both.reshape(-1, *both.shape[-2:]).all(0).sum(-1)
         coords["pair_judges"] = ("benchmark_pair", judges_both.astype(np.int64))

@@ -80,7 +80,7 @@ FIGURES: dict[str, Callable[..., Figure | None]] = {
     "ranks": plot_ranks,
 }
 #: Figures drawn once per benchmark group (they take ``benchmarks=``).
-GROUPED = ("agreement", "position_bias")
+GROUPED = ("agreement", "position_bias", "ranks")
 
 
 @dataclass(frozen=True, eq=False)
