@@ -73,7 +73,7 @@ def test_rank_figure_of_a_group_shows_the_largest_shift_touching_it(checked):
     fig = plots.plot_ranks(result, table, benchmarks=[first])
     rank_ax, shift_ax = fig.axes
     assert rank_ax.get_title() == first
-    labels = {t.get_text() for t in shift_ax.get_yticklabels()}
+    labels = {t.get_text() for t in shift_ax.texts}
     shifts = table[(table["quantity"] == "rank_shift") & table["value"].notna()]
     expected = set()
     for _, g in shifts.groupby("judge", sort=False):  # the oracle: one pair per judge

@@ -141,16 +141,21 @@ class ExactModel(JudgeModel):
     ) -> tuple[xr.DataArray, dict[str, xr.Dataset]]:
         cfg = self.config
         n = cfg.draws * cfg.chains
-        # feature-major in memory: the metric formulas read one feature at a time
-        out = np.full((len(FEATURES), n, len(data.judges), len(data.benchmarks)), np.nan)
+        # (feature, benchmark, draw, judge) in memory: the metric formulas read one
+        # feature at a time, and each benchmark's draws are written as one block (not
+        # scattered with a stride of the number of benchmarks)
+        out = np.full((len(FEATURES), len(data.benchmarks), n, len(data.judges)), np.nan)
         for b, bt in enumerate(data.tally):
             if cfg.method == "bootstrap":
                 draws = _bootstrap(bt, n, rng, cfg.prior)
             else:
                 draws = _dirichlet(bt, n, rng, cfg.prior)
             idx = [data.judges.index(j) for j in bt.judges]
-            out[:, :, idx, b] = np.moveaxis(draws, -1, 0)
-        arr = np.moveaxis(out, 0, -1).reshape(cfg.chains, cfg.draws, *out.shape[2:], out.shape[0])
+            cols = slice(None) if idx == list(range(len(data.judges))) else idx
+            out[:, b][:, :, cols] = np.moveaxis(draws, -1, 0)
+        # a view with the posterior's dims (splitting the draw axis copies nothing)
+        dims = (len(data.judges), len(data.benchmarks), len(FEATURES))
+        arr = out.transpose(2, 3, 1, 0).reshape(cfg.chains, cfg.draws, *dims)
         features = xr.DataArray(
             arr,
             dims=("chain", "draw", "judge", "benchmark", "feature"),

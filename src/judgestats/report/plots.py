@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import blended_transform_factory, offset_copy
 
 from judgestats.models.derived import PAIR_SEPARATOR
 from judgestats.mvvp import MVVPResult, Step, StepVerdict
@@ -69,9 +70,13 @@ def _table(result: MVVPResult, table: pd.DataFrame | None) -> pd.DataFrame:
     return summary_table(result) if table is None else table
 
 
-def _rows(table: pd.DataFrame, quantity: str) -> dict[tuple[str, str], pd.Series]:
+#: One row of the summary table, as a mapping of its columns.
+Row = dict[str, Any]
+
+
+def _rows(table: pd.DataFrame, quantity: str) -> dict[tuple[str, str], Row]:
     sel = table[(table["quantity"] == quantity) & table["value"].notna()]
-    return {(r["judge"], r["benchmark"]): r for _, r in sel.iterrows()}
+    return {(r["judge"], r["benchmark"]): r for r in sel.to_dict("records")}
 
 
 def _verdict(result: MVVPResult, step: Step, judge: str, bench: str | None) -> StepVerdict:
@@ -82,7 +87,7 @@ def _verdict(result: MVVPResult, step: Step, judge: str, bench: str | None) -> S
         return StepVerdict.NOT_MEASURED
 
 
-def _err(r: pd.Series) -> list[list[float]] | None:
+def _err(r: Row) -> list[list[float]] | None:
     if not (np.isfinite(r["lo"]) and np.isfinite(r["hi"])):
         return None
     return [[max(r["value"] - r["lo"], 0.0)], [max(r["hi"] - r["value"], 0.0)]]
@@ -200,20 +205,29 @@ def _intervals(ax: Axes, x, y, lo, hi, color: str, marker: str = "o", **kw: Any)
     ax.plot(x, y, marker, color=color, ls="", **kw)
 
 
+def _row_labels(ax: Axes, rows: Sequence[float], labels: Sequence[str], right: bool = False,
+                fontsize: float = _JUDGE_FONT) -> None:  # fmt: skip
+    """Name rows beside a panel, as plain texts: a tick per judge costs five artists."""
+    pad = _TICK_PAD / 2 * (1 if right else -1)
+    at = offset_copy(blended_transform_factory(ax.transAxes, ax.transData), ax.figure, pad, 0)
+    for y, label in zip(rows, labels, strict=True):
+        ax.text(float(right), y, label, transform=at, fontsize=fontsize,
+                ha="left" if right else "right", va="center")  # fmt: skip
+
+
 def _judge_axis(ax: Axes, judges: Sequence[str], named: bool) -> None:
     """Rows of ``judges`` top down; names only where ``named`` (first panel of a row)."""
     n = len(judges)
     ax.set_ylim(-0.7, n - 0.3)
+    ax.set_yticks([])
     if named:
-        ax.set_yticks(range(n), list(reversed(judges)), fontsize=_JUDGE_FONT)
-    else:
-        ax.set_yticks([])
+        _row_labels(ax, range(n), list(reversed(judges)))
 
 
 def _verdict_rows(
     ax: Axes,
     judges: Sequence[str],
-    rows: dict[str, pd.Series],
+    rows: dict[str, Row],
     verdict_of,
     shift: float = 0.0,
 ) -> set[StepVerdict]:
@@ -462,9 +476,29 @@ def plot_paradox(result: MVVPResult, table: pd.DataFrame | None = None) -> Figur
     return fig
 
 
+def short_names(benchmarks: Sequence[str]) -> dict[str, str]:
+    """Return each benchmark's shortest ``/``-separated tail that no other one ends with.
+
+    Examples
+    --------
+    >>> short_names(["LLMBar/Natural", "LLMBar/Adversarial/Manual", "Processed/Manual"])
+    {'LLMBar/Natural': 'Natural', 'LLMBar/Adversarial/Manual': 'Adversarial/Manual', \
+'Processed/Manual': 'Processed/Manual'}
+    """
+    parts = {b: b.split("/") for b in benchmarks}
+    out = {}
+    for b, p in parts.items():
+        for k in range(1, len(p) + 1):
+            tail = p[-k:]
+            if not any(q[-k:] == tail for c, q in parts.items() if c != b):
+                break
+        out[b] = "/".join(tail)
+    return out
+
+
 def _largest_shifts(
     table: pd.DataFrame, judges: Sequence[str], benches: Sequence[str]
-) -> dict[str, pd.Series]:
+) -> dict[str, Row]:
     """Each judge's rank shift of largest size among the pairs that touch ``benches``."""
     shifts = table[(table["quantity"] == "rank_shift") & table["value"].notna()]
     shifts = shifts[shifts["judge"].isin(judges)]
@@ -481,7 +515,7 @@ def _largest_shifts(
         .sort_values("size", ascending=False, kind="stable")
         .drop_duplicates("judge")
     )
-    return {r["judge"]: r for _, r in top.iterrows()}
+    return {r["judge"]: r for r in top.to_dict("records")}
 
 
 def plot_ranks(
@@ -493,8 +527,8 @@ def plot_ranks(
 
     One panel per benchmark: each judge's rank there (1 = best by the ranking metric),
     median and interval. The last panel: the judge's rank shift of largest size
-    between a benchmark of the figure and any other one, the pair named on the right,
-    dotted lines at the step-4 limit.
+    between a benchmark of the figure and any other one, the pair named on the right
+    by the benchmarks' :func:`short_names`, dotted lines at the step-4 limit.
 
     Parameters
     ----------
@@ -518,7 +552,11 @@ def plot_ranks(
     judges = [j for j in shown_judges(result, Step.CROSS_VALIDATE, benches) if j in present]
     largest = _largest_shifts(table, judges, benches)
     widths = [RANK_PANEL_INCHES] * len(benches) + ([PANEL_INCHES] if largest else [])
-    pairs = [str(r["benchmark_pair"]) for r in largest.values()]
+    short = short_names(result.benchmarks)  # the panel titles name them in full
+    pairs = [
+        PAIR_SEPARATOR.join(short.get(b, b) for b in str(r["benchmark_pair"]).split(PAIR_SEPARATOR))
+        for r in largest.values()
+    ]
     right = text_inches(pairs, _PAIR_FONT) + _TICK_PAD + _SIDE if largest else _SIDE
     fig, axes = _judge_panels(judges, widths, len(widths), right=right)  # one row
     used: set[StepVerdict] = set()
@@ -545,9 +583,9 @@ def plot_ranks(
         used |= _verdict_rows(ax, judges, largest, verdict_of)
         n = len(judges)
         ax.set_ylim(-0.7, n - 0.3)
-        ax.yaxis.tick_right()
+        ax.set_yticks([])
         rows = [n - 1 - judges.index(j) for j in largest]
-        ax.set_yticks(rows, pairs, fontsize=_PAIR_FONT)
+        _row_labels(ax, rows, pairs, right=True, fontsize=_PAIR_FONT)
         ax.set_xlabel("rank shift (second benchmark minus first)", fontsize=9)
         ax.set_title("the largest rank shift", fontsize=10)
         ax.grid(axis="x", color="#eaeef2", lw=0.8)
