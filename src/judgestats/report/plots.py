@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Hashable, Sequence
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -71,7 +71,7 @@ def _table(result: MVVPResult, table: pd.DataFrame | None) -> pd.DataFrame:
 
 
 #: One row of the summary table, as a mapping of its columns.
-Row = dict[str, Any]
+Row = dict[Hashable, Any]
 
 
 def _rows(table: pd.DataFrame, quantity: str) -> dict[tuple[str, str], Row]:
@@ -209,7 +209,8 @@ def _row_labels(ax: Axes, rows: Sequence[float], labels: Sequence[str], right: b
                 fontsize: float = _JUDGE_FONT) -> None:  # fmt: skip
     """Name rows beside a panel, as plain texts: a tick per judge costs five artists."""
     pad = _TICK_PAD / 2 * (1 if right else -1)
-    at = offset_copy(blended_transform_factory(ax.transAxes, ax.transData), ax.figure, pad, 0)
+    fig = cast(Figure, ax.figure)
+    at = offset_copy(blended_transform_factory(ax.transAxes, ax.transData), fig, pad, 0)
     for y, label in zip(rows, labels, strict=True):
         ax.text(float(right), y, label, transform=at, fontsize=fontsize,
                 ha="left" if right else "right", va="center")  # fmt: skip
