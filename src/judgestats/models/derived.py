@@ -84,7 +84,7 @@ def _rank(values: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
     """
     ok = np.isfinite(values)
     key = np.where(ok, -values if higher_is_better else values, np.inf)  # best first
-    order = np.argsort(key, axis=-1, kind="stable")
+    order = np.argsort(key, axis=-1)  # any order of equal values: they share one rank
     s = np.take_along_axis(key, order, -1)
     n = s.shape[-1]
     pos = np.broadcast_to(np.arange(n), s.shape)
@@ -100,12 +100,18 @@ def _rank(values: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
     return np.where(ok, ranks, np.nan)
 
 
-def _pair_signs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sign of ``x_i - x_j`` over the pairs ``i < j`` of the last axis, and where it is defined."""
+def _pair_signs(x: np.ndarray, dtype: type = np.int8) -> tuple[np.ndarray, np.ndarray]:
+    """Sign of ``x_i - x_j`` over the pairs ``i < j`` of the last axis, and where it is defined.
+
+    The signs are 0 where undefined, as ``dtype``.
+    """
     i, j = np.triu_indices(x.shape[-1], 1)
     with np.errstate(invalid="ignore"):
         d = x[..., i] - x[..., j]
-    return np.sign(np.nan_to_num(d)).astype(np.int8), np.isfinite(d)
+    ok = np.isfinite(d)
+    sign = np.sign(d, out=d)
+    sign[np.isnan(sign)] = 0
+    return sign.astype(dtype), ok
 
 
 def _kendall_tau(x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -135,8 +141,8 @@ def _kendall_taus(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     out = np.empty((x.shape[0], len(a)))
     for lo in range(0, x.shape[0], _TAU_BLOCK):
-        sign, ok = _pair_signs(x[lo : lo + _TAU_BLOCK])
-        s, o = sign.astype(np.float32), ok.astype(np.float32)
+        s, ok = _pair_signs(x[lo : lo + _TAU_BLOCK], np.float32)
+        o = ok.astype(np.float32)
         agree = (s @ np.swapaxes(s, -1, -2))[:, a, b]  # (draw, pair)
         pairs = (o @ np.swapaxes(o, -1, -2))[:, a, b]
         out[lo : lo + _TAU_BLOCK] = _tau(agree.astype(np.int64), pairs.astype(np.int64))

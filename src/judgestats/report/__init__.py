@@ -167,7 +167,7 @@ def write_report(
     ):
         tmp.mkdir(parents=True)
         files = {"html": tmp / "index.html", "tex": tmp / "tables.tex"}
-        files["csv"], files["json"] = write_summary(result, tmp)
+        files["csv"], files["json"] = write_summary(result, tmp, table)
         if plan is not None:  # the plan's numbers
             from judgestats.report.plan import add_to_summary
 

@@ -193,20 +193,24 @@ def summary_json(result: MVVPResult, table: pd.DataFrame | None = None) -> dict[
     }
 
 
-def write_summary(result: MVVPResult, folder: Path) -> tuple[Path, Path]:
+def write_summary(
+    result: MVVPResult, folder: Path, table: pd.DataFrame | None = None
+) -> tuple[Path, Path]:
     """Write ``summary.csv`` and ``summary.json`` into ``folder``.
 
     Parameters
     ----------
     result : MVVPResult
     folder : Path
+    table : pandas.DataFrame, optional
+        :func:`summary_table` of ``result`` (computed when omitted).
 
     Returns
     -------
     tuple of Path
         The CSV and JSON files.
     """
-    table = summary_table(result)
+    table = summary_table(result) if table is None else table
     csv_path, json_path = folder / "summary.csv", folder / "summary.json"
     table.to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(summary_json(result, table), indent=1) + "\n")
