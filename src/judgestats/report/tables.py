@@ -193,6 +193,33 @@ def summary_json(result: MVVPResult, table: pd.DataFrame | None = None) -> dict[
     }
 
 
+def json_text(doc: dict[str, Any]) -> str:
+    """Return a JSON document with a line per top-level key and per record of a list.
+
+    As readable as ``indent=1`` for a table of records, and written by the C encoder
+    (an indented dump is Python code, a second for LLMBar's 6,000 records).
+
+    Examples
+    --------
+    >>> print(json_text({"model": "exact", "records": [{"a": 1}, {"a": None}]}), end="")
+    {
+     "model": "exact",
+     "records": [
+      {"a": 1},
+      {"a": null}
+     ]
+    }
+    """
+    parts = []
+    for key, value in doc.items():
+        if isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
+            rows = ",\n  ".join(json.dumps(r) for r in value)
+            parts.append(f"{json.dumps(key)}: [\n  {rows}\n ]")
+        else:
+            parts.append(f"{json.dumps(key)}: {json.dumps(value)}")
+    return "{\n " + ",\n ".join(parts) + "\n}\n"
+
+
 def write_summary(
     result: MVVPResult, folder: Path, table: pd.DataFrame | None = None
 ) -> tuple[Path, Path]:
@@ -213,7 +240,7 @@ def write_summary(
     table = summary_table(result) if table is None else table
     csv_path, json_path = folder / "summary.csv", folder / "summary.json"
     table.to_csv(csv_path, index=False)
-    json_path.write_text(json.dumps(summary_json(result, table), indent=1) + "\n")
+    json_path.write_text(json_text(summary_json(result, table)))
     return csv_path, json_path
 
 
