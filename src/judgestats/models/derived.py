@@ -149,6 +149,24 @@ def _kendall_taus(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _pair_ranks(
+    values: np.ndarray, ranks: np.ndarray, side: np.ndarray, both: np.ndarray, best_high: bool
+) -> np.ndarray:
+    """Ranks on benchmark ``side[k]`` among the judges ``both[..., k, :]``, for each pair ``k``.
+
+    ``values`` and ``ranks`` are ``(..., benchmark, judge)``. Where the judges of the
+    pair are those ranked on the benchmark anyway (in every draw), its ranks are
+    ``ranks`` as they are; the others are ranked again among the judges of the pair.
+    """
+    out = ranks[..., side, :]
+    v = values[..., side, :]
+    sample = tuple(range(v.ndim - 2))
+    redo = ~(both == np.isfinite(v)).all(axis=(*sample, v.ndim - 1))
+    if redo.any():
+        out[..., redo, :] = _rank(np.where(both[..., redo, :], v[..., redo, :], np.nan), best_high)
+    return out
+
+
 def _supported(metrics: dict[str, np.ndarray], support: xr.DataArray | None) -> None:
     """Set a metric to NaN where the judge's own data leave its denominator empty.
 
@@ -303,19 +321,20 @@ def complete_posterior(posterior: xr.Dataset, config: DerivedConfig) -> xr.Datas
     }
     best_high = config.higher_is_better
     by_bench = np.swapaxes(metrics[config.rank_by], -1, -2)  # (..., benchmark, judge)
-    rank = np.swapaxes(_rank(by_bench, best_high), -1, -2)  # within each benchmark
+    bench_rank = _rank(by_bench, best_high)
+    rank = np.swapaxes(bench_rank, -1, -2)  # within each benchmark
     out["rank"] = (dims, rank)
     benchmarks = posterior["benchmark"].values.tolist()
     pairs = list(combinations(range(len(benchmarks)), 2))
     coords: dict[str, Any] = {d: posterior[d].values for d in dims}
     if pairs:
         a, b = (np.array(p) for p in zip(*pairs, strict=True))
-        va, vb = by_bench[..., a, :], by_bench[..., b, :]  # (..., pair, judge)
         # ranks among the judges ranked on both benchmarks: a judge's shift must not
         # come from a change in who else was run
-        both = np.isfinite(va) & np.isfinite(vb)
-        shift = _rank(np.where(both, vb, np.nan), best_high) - _rank(
-            np.where(both, va, np.nan), best_high
+        ranked = np.isfinite(by_bench)
+        both = ranked[..., a, :] & ranked[..., b, :]  # (..., pair, judge)
+        shift = _pair_ranks(by_bench, bench_rank, b, both, best_high) - _pair_ranks(
+            by_bench, bench_rank, a, both, best_high
         )
         out["rank_shift"] = ((*_SAMPLE, "judge", "benchmark_pair"), np.swapaxes(shift, -1, -2))
         flat = by_bench.reshape(-1, *by_bench.shape[-2:])
