@@ -83,3 +83,17 @@ def test_pair_ranks_are_the_ranks_among_the_judges_on_both_benchmarks():
             keep = both[d, k]
             expected[keep] = rankdata(-x[d, side[k], keep], method="average")
             np.testing.assert_array_equal(got[d, k], expected)
+
+
+def test_kendall_taus_of_float32_values_are_the_float64_taus():
+    from judgestats.models.derived import _kendall_taus
+
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(40, 3, 7)).astype(np.float32).astype(float)  # drawn metrics: float32
+    x[:, 0, 2] = x[:, 0, 3]  # ties, exact in both precisions
+    x[::2, 2, 6] = np.nan
+    a, b = np.triu_indices(3, 1)
+    taus = _kendall_taus(x, a, b)
+    for k, (i, j) in enumerate(zip(a, b, strict=True)):
+        expected = _kendall_tau(_pair_signs(x[:, i]), _pair_signs(x[:, j]))
+        np.testing.assert_array_equal(taus[:, k], expected)

@@ -100,18 +100,20 @@ def _rank(values: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
     return np.where(ok, ranks, np.nan)
 
 
-def _pair_signs(x: np.ndarray, dtype: type = np.int8) -> tuple[np.ndarray, np.ndarray]:
+def _pair_signs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sign of ``x_i - x_j`` over the pairs ``i < j`` of the last axis, and where it is defined.
 
-    The signs are 0 where undefined, as ``dtype``.
+    The signs are 0 where undefined.
     """
     i, j = np.triu_indices(x.shape[-1], 1)
     with np.errstate(invalid="ignore"):
         d = x[..., i] - x[..., j]
-    ok = np.isfinite(d)
-    sign = np.sign(d, out=d)
-    sign[np.isnan(sign)] = 0
-    return sign.astype(dtype), ok
+    return _signs(d, np.int8), np.isfinite(d)
+
+
+def _signs(d: np.ndarray, dtype: type) -> np.ndarray:
+    """Sign of ``d`` as ``dtype``, 0 where ``d`` is NaN (both comparisons are false)."""
+    return np.subtract(d > 0, d < 0, dtype=dtype)
 
 
 def _kendall_tau(x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -137,15 +139,25 @@ def _kendall_taus(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     ``x`` holds the ranking values ``(sample, benchmark, judge)``. The concordance
     counts of all benchmark pairs are one matrix product of the judge-pair signs per
-    block of draws (float32 is exact here: the counts stay below 2**24).
+    block of draws (float32 is exact here: the counts stay below 2**24); the pairs of
+    judges ranked on both benchmarks are ``m (m - 1) / 2`` of the ``m`` judges ranked on
+    both. Values that float32 holds exactly (drawn metrics are rounded to it) are
+    compared in float32: the sign of a difference is exact in any precision.
     """
+    ranked = np.isfinite(x)
+    m = (ranked[:, a] & ranked[:, b]).sum(-1, dtype=np.int64)  # (sample, pair)
+    pairs = m * (m - 1) // 2
+    narrow = x.astype(np.float32)
+    if np.array_equal(narrow, x, equal_nan=True):
+        x = narrow
+    i, j = np.triu_indices(x.shape[-1], 1)
     out = np.empty((x.shape[0], len(a)))
     for lo in range(0, x.shape[0], _TAU_BLOCK):
-        s, ok = _pair_signs(x[lo : lo + _TAU_BLOCK], np.float32)
-        o = ok.astype(np.float32)
-        agree = (s @ np.swapaxes(s, -1, -2))[:, a, b]  # (draw, pair)
-        pairs = (o @ np.swapaxes(o, -1, -2))[:, a, b]
-        out[lo : lo + _TAU_BLOCK] = _tau(agree.astype(np.int64), pairs.astype(np.int64))
+        block = x[lo : lo + _TAU_BLOCK]
+        with np.errstate(invalid="ignore"):
+            s = _signs(block[..., i] - block[..., j], np.float32)  # (draw, benchmark, pair)
+        agree = (s @ np.swapaxes(s, -1, -2))[:, a, b]  # (draw, benchmark pair)
+        out[lo : lo + _TAU_BLOCK] = _tau(agree.astype(np.int64), pairs[lo : lo + _TAU_BLOCK])
     return out
 
 
