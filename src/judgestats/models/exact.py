@@ -149,7 +149,7 @@ class ExactModel(JudgeModel):
         # (feature, benchmark, draw, judge) in memory: the metric formulas read one
         # feature at a time, and each benchmark's draws are written as one block (not
         # scattered with a stride of the number of benchmarks)
-        out = np.full((len(FEATURES), len(data.benchmarks), n, len(data.judges)), np.nan)
+        out = np.empty((len(FEATURES), len(data.benchmarks), n, len(data.judges)))
         method = _bootstrap if cfg.method == "bootstrap" else _dirichlet
         tallies = list(data.tally)
 
@@ -159,6 +159,8 @@ class ExactModel(JudgeModel):
             idx = [data.judges.index(j) for j in bt.judges]
             cols = slice(None) if idx == list(range(len(data.judges))) else idx
             out[:, b][:, :, cols] = np.moveaxis(draws, -1, 0)
+            absent = sorted(set(range(len(data.judges))) - set(idx))
+            out[:, b][:, :, absent] = np.nan  # a judge not on the benchmark
 
         # one stream per benchmark (spawned, so the draws do not depend on which thread
         # runs first), benchmarks in threads: numpy releases the GIL in the bulk of it
