@@ -60,7 +60,7 @@ class Margins:
     right: float
     top: float
     bottom: float
-    wspace: float = 0.25
+    wspace: float = 0.4  # room for the last tick label of one panel and the first of the next
     hspace: float = 0.9
 
 
