@@ -87,7 +87,7 @@ def main() -> None:
     figs = stage("plots", lambda: figures(result, table))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        stage("write summary.csv/json", lambda: write_summary(result, folder))
+        stage("write summary.csv/json", lambda: write_summary(result, folder, table))
         tex = stage("LaTeX tables", lambda: latex_tables(result, table))
         (folder / "tables.tex").write_text(tex)
         page = stage("HTML", lambda: render_html(result, table, figs, tree=tree))

@@ -64,3 +64,36 @@ def test_sample_quantiles_are_numpy_nanquantile_exactly():
     with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
         expected = np.nanquantile(x, probs, axis=-1)
     np.testing.assert_array_equal(sample_quantiles(x, probs), expected)
+
+
+def test_pair_ranks_are_the_ranks_among_the_judges_on_both_benchmarks():
+    from judgestats.models.derived import _pair_ranks
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 6, size=(30, 4, 8)).astype(float)  # (draw, benchmark, judge), ties
+    x[:, 1, 6:] = np.nan  # two judges never run on benchmark 1
+    x[::3, 3, 0] = np.nan  # one judge missing in some draws of benchmark 3
+    a, b = np.triu_indices(4, 1)
+    ok = np.isfinite(x)
+    both = ok[:, a] & ok[:, b]
+    for side in (a, b):
+        got = _pair_ranks(x, _rank(x), side, both, True)
+        for d, k in np.ndindex(got.shape[:2]):
+            expected = np.full(8, np.nan)
+            keep = both[d, k]
+            expected[keep] = rankdata(-x[d, side[k], keep], method="average")
+            np.testing.assert_array_equal(got[d, k], expected)
+
+
+def test_kendall_taus_of_float32_values_are_the_float64_taus():
+    from judgestats.models.derived import _kendall_taus
+
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(40, 3, 7)).astype(np.float32).astype(float)  # drawn metrics: float32
+    x[:, 0, 2] = x[:, 0, 3]  # ties, exact in both precisions
+    x[::2, 2, 6] = np.nan
+    a, b = np.triu_indices(3, 1)
+    taus = _kendall_taus(x, a, b)
+    for k, (i, j) in enumerate(zip(a, b, strict=True)):
+        expected = _kendall_tau(_pair_signs(x[:, i]), _pair_signs(x[:, j]))
+        np.testing.assert_array_equal(taus[:, k], expected)

@@ -24,6 +24,7 @@ from judgestats.thresholds import PAPER
 
 __all__ = [
     "DERIVED_VARIABLES",
+    "PAIR_SEPARATOR",
     "DerivedConfig",
     "complete_posterior",
     "derived_quantities",
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 _SAMPLE = ("chain", "draw")
+#: Between the two benchmarks of a ``benchmark_pair`` label (``"first -> second"``).
+PAIR_SEPARATOR = " -> "
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ def _rank(values: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
     """
     ok = np.isfinite(values)
     key = np.where(ok, -values if higher_is_better else values, np.inf)  # best first
-    order = np.argsort(key, axis=-1, kind="stable")
+    order = np.argsort(key, axis=-1)  # any order of equal values: they share one rank
     s = np.take_along_axis(key, order, -1)
     n = s.shape[-1]
     pos = np.broadcast_to(np.arange(n), s.shape)
@@ -98,11 +101,19 @@ def _rank(values: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
 
 
 def _pair_signs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sign of ``x_i - x_j`` over the pairs ``i < j`` of the last axis, and where it is defined."""
+    """Sign of ``x_i - x_j`` over the pairs ``i < j`` of the last axis, and where it is defined.
+
+    The signs are 0 where undefined.
+    """
     i, j = np.triu_indices(x.shape[-1], 1)
     with np.errstate(invalid="ignore"):
         d = x[..., i] - x[..., j]
-    return np.sign(np.nan_to_num(d)).astype(np.int8), np.isfinite(d)
+    return _signs(d, np.int8), np.isfinite(d)
+
+
+def _signs(d: np.ndarray, dtype: type) -> np.ndarray:
+    """Sign of ``d`` as ``dtype``, 0 where ``d`` is NaN (both comparisons are false)."""
+    return np.subtract(d > 0, d < 0, dtype=dtype)
 
 
 def _kendall_tau(x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -128,15 +139,43 @@ def _kendall_taus(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     ``x`` holds the ranking values ``(sample, benchmark, judge)``. The concordance
     counts of all benchmark pairs are one matrix product of the judge-pair signs per
-    block of draws (float32 is exact here: the counts stay below 2**24).
+    block of draws (float32 is exact here: the counts stay below 2**24); the pairs of
+    judges ranked on both benchmarks are ``m (m - 1) / 2`` of the ``m`` judges ranked on
+    both. Values that float32 holds exactly (drawn metrics are rounded to it) are
+    compared in float32: the sign of a difference is exact in any precision.
     """
+    ranked = np.isfinite(x)
+    m = (ranked[:, a] & ranked[:, b]).sum(-1, dtype=np.int64)  # (sample, pair)
+    pairs = m * (m - 1) // 2
+    narrow = x.astype(np.float32)
+    if np.array_equal(narrow, x, equal_nan=True):
+        x = narrow
+    i, j = np.triu_indices(x.shape[-1], 1)
     out = np.empty((x.shape[0], len(a)))
     for lo in range(0, x.shape[0], _TAU_BLOCK):
-        sign, ok = _pair_signs(x[lo : lo + _TAU_BLOCK])
-        s, o = sign.astype(np.float32), ok.astype(np.float32)
-        agree = (s @ np.swapaxes(s, -1, -2))[:, a, b]  # (draw, pair)
-        pairs = (o @ np.swapaxes(o, -1, -2))[:, a, b]
-        out[lo : lo + _TAU_BLOCK] = _tau(agree.astype(np.int64), pairs.astype(np.int64))
+        block = x[lo : lo + _TAU_BLOCK]
+        with np.errstate(invalid="ignore"):
+            s = _signs(block[..., i] - block[..., j], np.float32)  # (draw, benchmark, pair)
+        agree = (s @ np.swapaxes(s, -1, -2))[:, a, b]  # (draw, benchmark pair)
+        out[lo : lo + _TAU_BLOCK] = _tau(agree.astype(np.int64), pairs[lo : lo + _TAU_BLOCK])
+    return out
+
+
+def _pair_ranks(
+    values: np.ndarray, ranks: np.ndarray, side: np.ndarray, both: np.ndarray, best_high: bool
+) -> np.ndarray:
+    """Ranks on benchmark ``side[k]`` among the judges ``both[..., k, :]``, for each pair ``k``.
+
+    ``values`` and ``ranks`` are ``(..., benchmark, judge)``. Where the judges of the
+    pair are those ranked on the benchmark anyway (in every draw), its ranks are
+    ``ranks`` as they are; the others are ranked again among the judges of the pair.
+    """
+    out = ranks[..., side, :]
+    v = values[..., side, :]
+    sample = tuple(range(v.ndim - 2))
+    redo = ~(both == np.isfinite(v)).all(axis=(*sample, v.ndim - 1))
+    if redo.any():
+        out[..., redo, :] = _rank(np.where(both[..., redo, :], v[..., redo, :], np.nan), best_high)
     return out
 
 
@@ -201,8 +240,17 @@ DERIVED_VARIABLES: tuple[str, ...] = (
 
 
 def _feature_major(x: np.ndarray) -> np.ndarray:
-    """Return ``x`` with each feature contiguous in memory (the formulas read one at a time)."""
-    return np.moveaxis(np.ascontiguousarray(np.moveaxis(x, -1, 0)), 0, -1)
+    """Return ``x`` with each feature contiguous in memory (the formulas read one at a time).
+
+    ``x`` itself when each feature already is one dense block, whatever the order of
+    the other axes within it (the exact tier writes benchmark by benchmark).
+    """
+    f = np.moveaxis(x, -1, 0)
+    block = f[0] if len(f) else f
+    inner = np.transpose(block, np.argsort(block.strides)[::-1])  # outermost axis first
+    if inner.flags.c_contiguous and (len(f) < 2 or f.strides[0] == block.nbytes):
+        return x
+    return np.moveaxis(np.ascontiguousarray(f), 0, -1)
 
 
 def derived_quantities(
@@ -285,19 +333,20 @@ def complete_posterior(posterior: xr.Dataset, config: DerivedConfig) -> xr.Datas
     }
     best_high = config.higher_is_better
     by_bench = np.swapaxes(metrics[config.rank_by], -1, -2)  # (..., benchmark, judge)
-    rank = np.swapaxes(_rank(by_bench, best_high), -1, -2)  # within each benchmark
+    bench_rank = _rank(by_bench, best_high)
+    rank = np.swapaxes(bench_rank, -1, -2)  # within each benchmark
     out["rank"] = (dims, rank)
     benchmarks = posterior["benchmark"].values.tolist()
     pairs = list(combinations(range(len(benchmarks)), 2))
     coords: dict[str, Any] = {d: posterior[d].values for d in dims}
     if pairs:
         a, b = (np.array(p) for p in zip(*pairs, strict=True))
-        va, vb = by_bench[..., a, :], by_bench[..., b, :]  # (..., pair, judge)
         # ranks among the judges ranked on both benchmarks: a judge's shift must not
         # come from a change in who else was run
-        both = np.isfinite(va) & np.isfinite(vb)
-        shift = _rank(np.where(both, vb, np.nan), best_high) - _rank(
-            np.where(both, va, np.nan), best_high
+        ranked = np.isfinite(by_bench)
+        both = ranked[..., a, :] & ranked[..., b, :]  # (..., pair, judge)
+        shift = _pair_ranks(by_bench, bench_rank, b, both, best_high) - _pair_ranks(
+            by_bench, bench_rank, a, both, best_high
         )
         out["rank_shift"] = ((*_SAMPLE, "judge", "benchmark_pair"), np.swapaxes(shift, -1, -2))
         flat = by_bench.reshape(-1, *by_bench.shape[-2:])
@@ -306,7 +355,7 @@ def complete_posterior(posterior: xr.Dataset, config: DerivedConfig) -> xr.Datas
         # a judge absent from a benchmark has no shift there: it counts as 0
         out["max_rank_shift"] = (_SAMPLE, np.abs(np.nan_to_num(shift)).max(axis=(-2, -1)))
         coords["benchmark_pair"] = np.array(
-            [f"{benchmarks[i]} -> {benchmarks[j]}" for i, j in pairs]
+            [f"{benchmarks[i]}{PAIR_SEPARATOR}{benchmarks[j]}" for i, j in pairs]
         )
         judges_both = both.reshape(-1, *both.shape[-2:]).all(0).sum(-1)
         coords["pair_judges"] = ("benchmark_pair", judges_both.astype(np.int64))

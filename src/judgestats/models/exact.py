@@ -22,6 +22,8 @@ Two methods, same output:
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +41,9 @@ from judgestats.models.prior import (
 from judgestats.tally import LABEL_CODES, BenchmarkTally
 
 __all__ = ["ExactConfig", "ExactModel"]
+
+#: Threads drawing benchmarks at once (each benchmark writes its own block).
+_THREADS = min(4, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -141,16 +146,30 @@ class ExactModel(JudgeModel):
     ) -> tuple[xr.DataArray, dict[str, xr.Dataset]]:
         cfg = self.config
         n = cfg.draws * cfg.chains
-        # feature-major in memory: the metric formulas read one feature at a time
-        out = np.full((len(FEATURES), n, len(data.judges), len(data.benchmarks)), np.nan)
-        for b, bt in enumerate(data.tally):
-            if cfg.method == "bootstrap":
-                draws = _bootstrap(bt, n, rng, cfg.prior)
-            else:
-                draws = _dirichlet(bt, n, rng, cfg.prior)
+        # (feature, benchmark, draw, judge) in memory: the metric formulas read one
+        # feature at a time, and each benchmark's draws are written as one block (not
+        # scattered with a stride of the number of benchmarks)
+        out = np.empty((len(FEATURES), len(data.benchmarks), n, len(data.judges)))
+        method = _bootstrap if cfg.method == "bootstrap" else _dirichlet
+        tallies = list(data.tally)
+
+        def draw(b: int, stream: np.random.Generator) -> None:
+            bt = tallies[b]
+            draws = method(bt, n, stream, cfg.prior)
             idx = [data.judges.index(j) for j in bt.judges]
-            out[:, :, idx, b] = np.moveaxis(draws, -1, 0)
-        arr = np.moveaxis(out, 0, -1).reshape(cfg.chains, cfg.draws, *out.shape[2:], out.shape[0])
+            cols = slice(None) if idx == list(range(len(data.judges))) else idx
+            out[:, b][:, :, cols] = np.moveaxis(draws, -1, 0)
+            absent = sorted(set(range(len(data.judges))) - set(idx))
+            out[:, b][:, :, absent] = np.nan  # a judge not on the benchmark
+
+        # one stream per benchmark (spawned, so the draws do not depend on which thread
+        # runs first), benchmarks in threads: numpy releases the GIL in the bulk of it
+        streams = rng.spawn(len(tallies))
+        with ThreadPoolExecutor(min(_THREADS, len(tallies)) or 1) as pool:
+            list(pool.map(draw, range(len(tallies)), streams))
+        # a view with the posterior's dims (splitting the draw axis copies nothing)
+        dims = (len(data.judges), len(data.benchmarks), len(FEATURES))
+        arr = out.transpose(2, 3, 1, 0).reshape(cfg.chains, cfg.draws, *dims)
         features = xr.DataArray(
             arr,
             dims=("chain", "draw", "judge", "benchmark", "feature"),

@@ -201,13 +201,19 @@ def dp_feature_draws(
     """
     n = int(np.prod(shape))
     # Beta(1, alpha) by inversion, 1 - U ** (1 / alpha): the same law as rng.beta, a
-    # fraction of its cost; the left-over mass goes to the last stick.
-    v = -np.expm1(np.log(rng.random((n, _STICKS - 1))) / alpha)
-    left = np.cumprod(1.0 - v, axis=1)
+    # fraction of its cost; the left-over mass goes to the last stick. In place: these
+    # arrays hold every draw of every judge times the sticks.
+    v = rng.random((n, _STICKS - 1))
+    np.log(v, out=v)
+    v /= alpha
+    np.expm1(v, out=v)
+    np.negative(v, out=v)
     shares = np.empty((n, _STICKS))
-    shares[:, 0] = v[:, 0]
-    shares[:, 1:-1] = left[:, :-1] * v[:, 1:]
+    left = np.subtract(1.0, v, out=shares[:, 1:])
+    np.cumprod(left, axis=1, out=left)  # left[:, t]: the stick left after t + 1 breaks
     shares[:, -1] = left[:, -1]
+    np.multiply(left[:, :-1], v[:, 1:], out=shares[:, 1:-1])  # same places: in place
+    shares[:, 0] = v[:, 0]
     picks = _pick(prob, (n, _STICKS), rng)
     return _weighted_atoms(shares, picks, atoms).reshape(*shape, atoms.shape[-1])
 
@@ -224,8 +230,12 @@ def _pick(prob: np.ndarray, shape: tuple[int, ...], rng: np.random.Generator) ->
         cdf /= cdf[-1]
         return np.minimum(np.searchsorted(cdf, rng.random(shape), side="right"), k - 1)
     keep, alias = _alias_table(tuple(np.asarray(prob, dtype=float) / np.sum(prob)))
-    column = np.minimum((rng.random(shape) * k).astype(np.intp), k - 1)
-    return np.where(rng.random(shape) < keep[column], column, alias[column])
+    u = rng.random(shape)
+    u *= k
+    column = u.astype(np.intp)
+    np.minimum(column, k - 1, out=column)
+    coin = rng.random(shape, out=u)
+    return np.where(coin < keep[column], column, alias[column])
 
 
 @lru_cache(maxsize=64)
@@ -251,17 +261,16 @@ _DENSE_ATOMS = 4096
 def _weighted_atoms(shares: np.ndarray, picks: np.ndarray, atoms: np.ndarray) -> np.ndarray:
     """Return ``sum_t shares[:, t] * atoms[picks[:, t]]``: each draw's weight on each atom."""
     n, k = len(shares), len(atoms)
-    rows = np.repeat(np.arange(n), shares.shape[1])
     if k <= _DENSE_ATOMS:
         out = np.empty((n, atoms.shape[-1]))
         block = max(1, (1 << 22) // k)  # rows per dense weight block (32 MB)
+        start = (np.arange(min(block, n)) * k)[:, None]  # of each row's weights in a block
         for lo in range(0, n, block):
             hi = min(n, lo + block)
-            idx = (rows[lo * shares.shape[1] : hi * shares.shape[1]] - lo) * k + picks[
-                lo:hi
-            ].ravel()
-            w = np.bincount(idx, weights=shares[lo:hi].ravel(), minlength=(hi - lo) * k)
+            idx = picks[lo:hi] + start[: hi - lo]
+            w = np.bincount(idx.ravel(), weights=shares[lo:hi].ravel(), minlength=(hi - lo) * k)
             out[lo:hi] = w.reshape(hi - lo, k) @ atoms
         return out
+    rows = np.repeat(np.arange(n), shares.shape[1])
     weights = sparse.csr_array((shares.ravel(), (rows, picks.ravel())), shape=(n, k))
     return np.asarray(weights @ atoms)

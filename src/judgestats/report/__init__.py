@@ -80,7 +80,7 @@ FIGURES: dict[str, Callable[..., Figure | None]] = {
     "ranks": plot_ranks,
 }
 #: Figures drawn once per benchmark group (they take ``benchmarks=``).
-GROUPED = ("agreement", "position_bias")
+GROUPED = ("agreement", "position_bias", "ranks")
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,7 +167,7 @@ def write_report(
     ):
         tmp.mkdir(parents=True)
         files = {"html": tmp / "index.html", "tex": tmp / "tables.tex"}
-        files["csv"], files["json"] = write_summary(result, tmp)
+        files["csv"], files["json"] = write_summary(result, tmp, table)
         if plan is not None:  # the plan's numbers
             from judgestats.report.plan import add_to_summary
 

@@ -123,8 +123,10 @@ _CAPTIONS = {
     "paradox": "Step 5. Test-retest against position bias for every judge and benchmark, "
     "with {p} intervals. The shaded quadrant is the consistency-bias paradox: a judge "
     "there is reproducible and biased at once.",
-    "ranks": "Step 4. Left: each judge's rank per benchmark ({rank}), median and {p} "
-    "interval. Right: rank shifts between benchmarks; dotted lines mark the limit.",
+    "ranks": "Step 4. Each judge's rank per benchmark ({rank}), median and {p} "
+    "interval, coloured by the step-4 verdict. Last panel: the judge's rank shift of "
+    "largest size between a benchmark of the figure and any other (the pair named on "
+    "the right); dotted lines mark the limit.",
 }
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from judgestats.plan import PlanCase, PlanConfig, PlanResult
+from judgestats.report.tables import json_text
 
 __all__ = [
     "MAX_PLAN_CURVES",
@@ -115,4 +116,4 @@ def add_to_summary(path: Path, plan: PlanResult) -> None:
 
     doc = json.loads(path.read_text())
     doc["plan"] = plain_json(plan.to_json())
-    path.write_text(json.dumps(doc, indent=1) + "\n")
+    path.write_text(json_text(doc))

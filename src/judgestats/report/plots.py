@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Hashable, Sequence
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import blended_transform_factory, offset_copy
 
+from judgestats.models.derived import PAIR_SEPARATOR
 from judgestats.mvvp import MVVPResult, Step, StepVerdict
+from judgestats.report.panels import Margins, panel_figure, text_inches
 from judgestats.report.tables import summary_table
 
 __all__ = [
@@ -44,8 +46,6 @@ VERDICT_COLORS: dict[StepVerdict, str] = {
     StepVerdict.NOT_MEASURED: "#8c959f",
 }
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
-#: Rows of the rank-shift panel beyond which only each judge's largest shifts are shown.
-MAX_SHIFT_ROWS = 40
 
 
 def figure_to_data_uri(fig: Figure, dpi: int = 110) -> str:
@@ -70,9 +70,13 @@ def _table(result: MVVPResult, table: pd.DataFrame | None) -> pd.DataFrame:
     return summary_table(result) if table is None else table
 
 
-def _rows(table: pd.DataFrame, quantity: str) -> dict[tuple[str, str], pd.Series]:
+#: One row of the summary table, as a mapping of its columns.
+Row = dict[Hashable, Any]
+
+
+def _rows(table: pd.DataFrame, quantity: str) -> dict[tuple[str, str], Row]:
     sel = table[(table["quantity"] == quantity) & table["value"].notna()]
-    return {(r["judge"], r["benchmark"]): r for _, r in sel.iterrows()}
+    return {(r["judge"], r["benchmark"]): r for r in sel.to_dict("records")}
 
 
 def _verdict(result: MVVPResult, step: Step, judge: str, bench: str | None) -> StepVerdict:
@@ -83,7 +87,7 @@ def _verdict(result: MVVPResult, step: Step, judge: str, bench: str | None) -> S
         return StepVerdict.NOT_MEASURED
 
 
-def _err(r: pd.Series) -> list[list[float]] | None:
+def _err(r: Row) -> list[list[float]] | None:
     if not (np.isfinite(r["lo"]) and np.isfinite(r["hi"])):
         return None
     return [[max(r["value"] - r["lo"], 0.0)], [max(r["hi"] - r["value"], 0.0)]]
@@ -99,6 +103,18 @@ MAX_JUDGES = 30
 PANELS_PER_ROW = 4
 #: Height of one judge's row in a panel, in inches (30 judges fit a screen).
 ROW_INCHES = 0.22
+#: Width of a benchmark panel of the interval figures, and of the rank figure, in inches.
+PANEL_INCHES = 2.8
+RANK_PANEL_INCHES = 1.9
+#: Font sizes, in points: judge names, rank-shift pairs.
+_JUDGE_FONT = 8.5
+_PAIR_FONT = 7.0
+#: Margins of the panel figures, in inches: above the panels (title, note, panel
+#: titles), below them (tick labels, x label, legend), beside the label columns.
+_TOP = 0.85
+_BOTTOM = 1.0
+_SIDE = 0.2
+_TICK_PAD = 0.2
 
 
 def benchmark_groups(result: MVVPResult) -> list[list[str]]:
@@ -118,39 +134,65 @@ def shown_judges(
 
     Judges are ranked by their most severe verdict of the step (FAIL first), ties in
     the order of the data; the shown ones keep the data's order. With ``benchmarks``
-    (a figure of one benchmark group), only the judges and verdicts on them count.
+    (a figure of one benchmark group), only the judges on them and the verdicts on
+    them (or on no benchmark: a judge's verdict over all its benchmarks) count.
     """
     pool = list(result.judges)
     mine = [r for r in result.results if r.step is step]
     if benchmarks is not None:
-        mine = [r for r in mine if r.benchmark in benchmarks]
+        mine = [r for r in mine if r.benchmark is None or r.benchmark in benchmarks]
         present = {j for j, b in result.rows() if b in benchmarks}
         pool = [j for j in pool if j in present]
     if len(pool) <= MAX_JUDGES:
         return pool
     worst = dict.fromkeys(pool, -1)
     for r in mine:
-        worst[r.judge] = max(worst[r.judge], r.verdict.severity)
+        if r.judge in worst:
+            worst[r.judge] = max(worst[r.judge], r.verdict.severity)
     order = sorted(pool, key=lambda j: -worst[j])  # stable: data order on ties
     keep = set(order[:MAX_JUDGES])
     return [j for j in pool if j in keep]
 
 
-def _grid(n_panels: int, n_rows: int) -> tuple[Figure, list[Axes]]:
-    """Return a figure of benchmark panels, :data:`PANELS_PER_ROW` to a row."""
-    cols = min(n_panels, PANELS_PER_ROW)
-    rows = -(-n_panels // cols)
-    fig = Figure(
-        figsize=(max(3.6 * cols, 6.0), rows * (ROW_INCHES * n_rows + 1.2) + 0.9),
-        layout="constrained",
+def _judge_panels(
+    judges: Sequence[str], widths: Sequence[float], cols: int, right: float = _SIDE
+) -> tuple[Figure, list[Axes]]:
+    """Return a figure of panels with a row per judge, ``cols`` panels to a row.
+
+    ``widths`` holds each column's width; the first panel of a row names the judges,
+    and its margin is the width of the longest name.
+    """
+    cols = min(len(widths), cols)
+    label = text_inches(judges, _JUDGE_FONT) + _TICK_PAD
+    margins = Margins(left=label + _SIDE, right=right, top=_TOP, bottom=_BOTTOM)
+    return panel_figure(len(widths), cols, widths[:cols], ROW_INCHES * len(judges) + 0.3, margins)
+
+
+def _headings(fig: Figure, title: str, shown: int, present: int) -> None:
+    """Write the figure's title, and under it how many judges it shows when not all."""
+    tall = fig.get_figheight()
+    fig.suptitle(title, fontsize=11, y=1 - 0.06 / tall, va="top")
+    if shown < present:
+        fig.text(
+            0.5,
+            1 - 0.3 / tall,
+            f"{shown} of {present} judges, the worst verdicts first "
+            "(every judge is in summary.csv)",
+            fontsize=9,
+            ha="center",
+            va="top",
+            color="#57606a",
+        )
+
+
+def _legend(fig: Figure, handles: list[Artist], fontsize: float = 8) -> None:
+    fig.legend(
+        handles=handles,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.02),
+        ncol=len(handles),
+        fontsize=fontsize,
     )
-    # not sharey: shared axes make ticks (two lines and a label each) for every judge in
-    # every panel; the rows are the same, and only the first panel of a row names them
-    grid = fig.subplots(rows, cols, squeeze=False)
-    axes = list(grid.ravel())
-    for ax in axes[n_panels:]:
-        ax.set_visible(False)
-    return fig, axes[:n_panels]
 
 
 def _intervals(ax: Axes, x, y, lo, hi, color: str, marker: str = "o", **kw: Any) -> None:
@@ -163,6 +205,49 @@ def _intervals(ax: Axes, x, y, lo, hi, color: str, marker: str = "o", **kw: Any)
     ax.plot(x, y, marker, color=color, ls="", **kw)
 
 
+def _row_labels(ax: Axes, rows: Sequence[float], labels: Sequence[str], right: bool = False,
+                fontsize: float = _JUDGE_FONT) -> None:  # fmt: skip
+    """Name rows beside a panel, as plain texts: a tick per judge costs five artists."""
+    pad = _TICK_PAD / 2 * (1 if right else -1)
+    fig = cast(Figure, ax.figure)
+    at = offset_copy(blended_transform_factory(ax.transAxes, ax.transData), fig, pad, 0)
+    for y, label in zip(rows, labels, strict=True):
+        ax.text(float(right), y, label, transform=at, fontsize=fontsize,
+                ha="left" if right else "right", va="center")  # fmt: skip
+
+
+def _judge_axis(ax: Axes, judges: Sequence[str], named: bool) -> None:
+    """Rows of ``judges`` top down; names only where ``named`` (first panel of a row)."""
+    n = len(judges)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.set_yticks([])
+    if named:
+        _row_labels(ax, range(n), list(reversed(judges)))
+
+
+def _verdict_rows(
+    ax: Axes,
+    judges: Sequence[str],
+    rows: dict[str, Row],
+    verdict_of,
+    shift: float = 0.0,
+) -> set[StepVerdict]:
+    """Draw one interval per judge with a row, coloured by its verdict; return the verdicts."""
+    groups: dict[StepVerdict, list[tuple[float, float, float, float]]] = {}
+    n = len(judges)
+    for i, judge in enumerate(judges):
+        r = rows.get(judge)
+        if r is None:
+            continue
+        groups.setdefault(verdict_of(judge), []).append(
+            (r["value"], n - 1 - i + shift, r["lo"], r["hi"])
+        )
+    for v, pts in groups.items():
+        xs, ys, lo, hi = np.asarray(pts, dtype=float).T
+        _intervals(ax, xs, ys, lo, hi, VERDICT_COLORS[v], ms=5)
+    return set(groups)
+
+
 def _interval_panels(
     result: MVVPResult,
     table: pd.DataFrame,
@@ -171,6 +256,7 @@ def _interval_panels(
     threshold: float,
     bad_side: tuple[float, float],
     xlabel: str,
+    title: str,
     extra: str | None = None,
     benchmarks: Sequence[str] | None = None,
 ) -> Figure | None:
@@ -182,53 +268,39 @@ def _interval_panels(
         return None
     judges = shown_judges(result, step, benchmarks)
     n = len(judges)
-    fig, axes = _grid(len(benches), n)
+    fig, axes = _judge_panels(judges, [PANEL_INCHES] * len(benches), PANELS_PER_ROW)
     extra_rows = _rows(table, extra) if extra else {}
     used: set[StepVerdict] = set()
-    shift = 0.12 if extra else 0.0
     for k, (ax, bench) in enumerate(zip(axes, benches, strict=True)):
         ax.axvspan(*bad_side, color=VERDICT_COLORS[StepVerdict.FAIL], alpha=0.06, lw=0)
         ax.axvline(threshold, color="#57606a", ls="--", lw=1)
-        groups: dict[StepVerdict, list[tuple[float, float, float, float]]] = {}
-        second = []
-        for i, judge in enumerate(judges):
-            y = n - 1 - i
-            if (judge, bench) in extra_rows:
-                e = extra_rows[(judge, bench)]
-                second.append((e["value"], y - 0.18, e["lo"], e["hi"]))
-            r = rows.get((judge, bench))
-            if r is None:
-                continue
-            v = _verdict(result, step, judge, bench)
-            used.add(v)
-            groups.setdefault(v, []).append((r["value"], y + shift, r["lo"], r["hi"]))
+        second = [
+            (e["value"], n - 1 - i - 0.18, e["lo"], e["hi"])
+            for i, judge in enumerate(judges)
+            if (e := extra_rows.get((judge, bench))) is not None
+        ]
         if second:
             xs, ys, lo, hi = np.asarray(second, dtype=float).T
             _intervals(ax, xs, ys, lo, hi, "#57606a", "s", mfc="white", ms=4.5, lw=1)
-        for v, pts in groups.items():
-            xs, ys, lo, hi = np.asarray(pts, dtype=float).T
-            _intervals(ax, xs, ys, lo, hi, VERDICT_COLORS[v], ms=5)
+        used |= _verdict_rows(
+            ax,
+            judges,
+            {j: r for (j, b), r in rows.items() if b == bench},
+            lambda j, bench=bench: _verdict(result, step, j, bench),
+            0.12 if extra else 0.0,
+        )
         ax.set_title(bench, fontsize=10)
         ax.set_xlabel(xlabel, fontsize=9)
         ax.grid(axis="x", color="#eaeef2", lw=0.8)
-        ax.set_ylim(-0.7, n - 0.3)
-        if k % PANELS_PER_ROW == 0:
-            ax.set_yticks(range(n), list(reversed(judges)), fontsize=8.5)
-        else:
-            ax.set_yticks([])
-    present = len({j for j, b in result.rows() if b in benches})
-    if n < present:
-        fig.suptitle(
-            f"{n} of {present} judges, the worst verdicts first (every judge is in summary.csv)",
-            fontsize=9,
-        )
+        _judge_axis(ax, judges, k % PANELS_PER_ROW == 0)
+    _headings(fig, title, n, len({j for j, b in result.rows() if b in benches}))
     handles = _verdict_legend(sorted(used, key=lambda v: v.severity))
     if extra:
         handles.append(
             Line2D([], [], marker="s", mfc="white", color="#57606a", ls="", label="exact match")
         )
     handles.append(Line2D([], [], color="#57606a", ls="--", label=f"threshold {threshold:g}"))
-    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8)
+    _legend(fig, handles)
     return fig
 
 
@@ -255,21 +327,24 @@ def plot_agreement(
     matplotlib.figure.Figure or None
     """
     t = result.config.min_kappa
+    table = _table(result, table)
     fig = _interval_panels(
         result,
-        _table(result, table),
+        table,
         "kappa",
         Step.CHANCE_CORRECT,
         t,
         (-1.0, t),
         "kappa (circle) and exact match (square)",
+        "Step 1: chance-corrected agreement beside exact match",
         extra="exact_match",
         benchmarks=benchmarks,
     )
     if fig is not None:
-        for ax in fig.axes:
-            ax.set_xlim(min(-0.05, t - 0.05), 1.02)
-        fig.suptitle("Step 1: chance-corrected agreement beside exact match", fontsize=11)
+        los = table.loc[table["quantity"].isin(["kappa", "exact_match"]), "lo"].dropna()
+        left = min(-0.05, t - 0.05, float(los.min()) - 0.03 if len(los) else 0.0)
+        for ax in fig.axes:  # every interval in view, negative kappas too
+            ax.set_xlim(max(left, -1.0), 1.02)
     return fig
 
 
@@ -302,6 +377,7 @@ def plot_position_bias(
         t,
         (t, 0.5),
         "position bias |P(first) - 0.5|",
+        "Step 2: position bias (swapped orders)",
         benchmarks=benchmarks,
     )
     if fig is not None:
@@ -309,7 +385,6 @@ def plot_position_bias(
         right = min(0.5, max(0.25, float(his.max()) + 0.03 if len(his) else 0.25))
         for ax in fig.axes:
             ax.set_xlim(0, right)
-        fig.suptitle("Step 2: position bias (swapped orders)", fontsize=11)
     return fig
 
 
@@ -336,8 +411,24 @@ def plot_paradox(result: MVVPResult, table: pd.DataFrame | None = None) -> Figur
     if not cells:
         return None
     cfg = result.config
-    fig = Figure(figsize=(9.5, 5.6), layout="constrained")
-    ax = fig.subplots()
+    benches = list(dict.fromkeys(b for _, b in cells))
+    used = {_verdict(result, Step.AUDIT_PARADOX, j, b) for j, b in cells}
+    handles = _verdict_legend(sorted(used, key=lambda v: v.severity))
+    handles.append(
+        Patch(
+            color=VERDICT_COLORS[StepVerdict.FAIL],
+            alpha=0.10,
+            label=f"paradox: test-retest > {cfg.paradox_test_retest:g}\n"
+            f"and position bias > {cfg.paradox_position_bias:g}",
+        )
+    )
+    handles += [
+        Line2D([], [], marker=_MARKERS[i % len(_MARKERS)], color="#57606a", ls="", label=b)
+        for i, b in enumerate(benches)
+    ]
+    legend_width = text_inches([str(h.get_label()) for h in handles], 7.5) + 0.7
+    margins = Margins(left=0.75, right=legend_width, top=0.4, bottom=0.55)
+    fig, (ax,) = panel_figure(1, 1, [max(9.5 - 1.0 - legend_width, 5.0)], 4.7, margins)
     x_hi = max([0.25] + [pb[k]["hi"] + 0.03 for k in cells if np.isfinite(pb[k]["hi"])])
     y_lo = min([0.9] + [tr[k]["lo"] - 0.02 for k in cells if np.isfinite(tr[k]["lo"])])
     ax.add_patch(
@@ -352,12 +443,9 @@ def plot_paradox(result: MVVPResult, table: pd.DataFrame | None = None) -> Figur
     )
     ax.axvline(cfg.paradox_position_bias, color="#57606a", ls="--", lw=1)
     ax.axhline(cfg.paradox_test_retest, color="#57606a", ls="--", lw=1)
-    benches = list(dict.fromkeys(b for _, b in cells))
-    used: set[StepVerdict] = set()
     for judge, bench in cells:
         x, y = pb[(judge, bench)], tr[(judge, bench)]
         v = _verdict(result, Step.AUDIT_PARADOX, judge, bench)
-        used.add(v)
         ax.errorbar(
             x["value"],
             y["value"],
@@ -385,34 +473,70 @@ def plot_paradox(result: MVVPResult, table: pd.DataFrame | None = None) -> Figur
     ax.set_xlabel("position bias |P(first) - 0.5|")
     ax.set_ylabel("test-retest")
     ax.set_title("Step 5: the consistency-bias paradox", fontsize=11)
-    handles = _verdict_legend(sorted(used, key=lambda v: v.severity))
-    handles.append(
-        Patch(
-            color=VERDICT_COLORS[StepVerdict.FAIL],
-            alpha=0.10,
-            label=f"paradox: test-retest > {cfg.paradox_test_retest:g}\n"
-            f"and position bias > {cfg.paradox_position_bias:g}",
-        )
-    )
-    handles += [
-        Line2D([], [], marker=_MARKERS[i % len(_MARKERS)], color="#57606a", ls="", label=b)
-        for i, b in enumerate(benches)
-    ]
     ax.legend(handles=handles, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
-def plot_ranks(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure | None:
-    """Ranks across benchmarks (left) and rank-shift intervals (right).
+def short_names(benchmarks: Sequence[str]) -> dict[str, str]:
+    """Return each benchmark's shortest ``/``-separated tail that no other one ends with.
 
-    Left: each judge's rank per benchmark (1 = best by the ranking metric), median and interval,
-    lines joining a judge's benchmarks. Right: the rank shift of each judge between
-    each pair of benchmarks, dotted lines at the step-4 limit.
+    Examples
+    --------
+    >>> short_names(["LLMBar/Natural", "LLMBar/Adversarial/Manual", "Processed/Manual"])
+    {'LLMBar/Natural': 'Natural', 'LLMBar/Adversarial/Manual': 'Adversarial/Manual', \
+'Processed/Manual': 'Processed/Manual'}
+    """
+    parts = {b: b.split("/") for b in benchmarks}
+    out = {}
+    for b, p in parts.items():
+        for k in range(1, len(p) + 1):
+            tail = p[-k:]
+            if not any(q[-k:] == tail for c, q in parts.items() if c != b):
+                break
+        out[b] = "/".join(tail)
+    return out
+
+
+def _largest_shifts(
+    table: pd.DataFrame, judges: Sequence[str], benches: Sequence[str]
+) -> dict[str, Row]:
+    """Each judge's rank shift of largest size among the pairs that touch ``benches``."""
+    shifts = table[(table["quantity"] == "rank_shift") & table["value"].notna()]
+    shifts = shifts[shifts["judge"].isin(judges)]
+    if shifts.empty:
+        return {}
+    ends = shifts["benchmark_pair"].astype(str).str
+    touch = np.zeros(len(shifts), dtype=bool)
+    for b in benches:
+        touch |= ends.startswith(b + PAIR_SEPARATOR) | ends.endswith(PAIR_SEPARATOR + b)
+    shifts = shifts[touch]
+    size = shifts["value"].abs().rename("size")
+    top = (
+        shifts.join(size)
+        .sort_values("size", ascending=False, kind="stable")
+        .drop_duplicates("judge")
+    )
+    return {r["judge"]: r for r in top.to_dict("records")}
+
+
+def plot_ranks(
+    result: MVVPResult,
+    table: pd.DataFrame | None = None,
+    benchmarks: Sequence[str] | None = None,
+) -> Figure | None:
+    """Ranks per benchmark and each judge's largest rank shift, coloured by step 4.
+
+    One panel per benchmark: each judge's rank there (1 = best by the ranking metric),
+    median and interval. The last panel: the judge's rank shift of largest size
+    between a benchmark of the figure and any other one, the pair named on the right
+    by the benchmarks' :func:`short_names`, dotted lines at the step-4 limit.
 
     Parameters
     ----------
     result : MVVPResult
     table : pandas.DataFrame, optional
+    benchmarks : sequence of str, optional
+        The benchmarks to draw a panel for (default all).
 
     Returns
     -------
@@ -421,84 +545,55 @@ def plot_ranks(result: MVVPResult, table: pd.DataFrame | None = None) -> Figure 
     """
     table = _table(result, table)
     ranks = _rows(table, "rank")
-    benches = [b for b in result.benchmarks if any(k[1] == b for k in ranks)]
+    wanted = result.benchmarks if benchmarks is None else benchmarks
+    benches = [b for b in wanted if any(k[1] == b for k in ranks)]
     if not benches:
         return None
-    shifts = table[(table["quantity"] == "rank_shift") & table["value"].notna()]
-    shown = set(shown_judges(result, Step.CROSS_VALIDATE))
-    judges = [j for j in result.judges if j in shown and any(k[0] == j for k in ranks)]
-    shifts = shifts[shifts["judge"].isin(judges)]
-    per_judge = max(2, MAX_SHIFT_ROWS // max(len(judges), 1))
-    trimmed = len(shifts) > MAX_SHIFT_ROWS
-    if trimmed:  # keep each judge's largest shifts: a forest of hundreds of rows is unreadable
-        size = shifts["value"].abs().rename("size")
-        shifts = (
-            shifts.join(size)
-            .sort_values("size", ascending=False, kind="stable")
-            .groupby("judge", sort=False)
-            .head(per_judge)
-            .sort_index()
-        )
-    colors = colormaps["tab20" if len(judges) > 10 else "tab10"]
-    two = len(benches) > 1 and not shifts.empty
-    n_rows = len(shifts)
-    height = max(4.5, 0.24 * n_rows + 1.8 if two else 0.0, 0.3 * len(judges) + 2.5)
-    left = max(4.5, 0.9 * len(benches) + 2.0)
-    right = 7.5 if two else 0.0
-    fig = Figure(figsize=(left + right, height), layout="constrained")
-    ratios = [left, right] if two else [1.0]
-    axes = fig.subplots(1, len(ratios), squeeze=False, width_ratios=ratios)[0]
-    ax = axes[0]
-    width = 0.6 / max(len(judges), 1)
-    for i, judge in enumerate(judges):
-        c = colors(i % colors.N)
-        pts = [
-            (k + (i - (len(judges) - 1) / 2) * width, r["value"], r["lo"], r["hi"])
-            for k, bench in enumerate(benches)
-            if (r := ranks.get((judge, bench))) is not None
-        ]
-        xs, ys, lo, hi = np.asarray(pts, dtype=float).reshape(-1, 4).T
-        ok = np.isfinite(lo) & np.isfinite(hi)
-        ax.vlines(xs[ok], lo[ok], hi[ok], color=c, lw=1.2)
-        ax.plot(xs, ys, "o-", color=c, ms=4, lw=1, alpha=0.8, label=judge)
-    rotate = len(benches) > 3 or max(len(b) for b in benches) > 14
-    ax.set_xticks(
-        range(len(benches)),
-        benches,
-        fontsize=8,
-        rotation=35 if rotate else 0,
-        ha="right" if rotate else "center",
-    )
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))  # ranks of every judge
-    ax.invert_yaxis()
-    ax.set_ylabel(f"rank ({result.rank_words})")
-    ax.set_title("Ranks across benchmarks", fontsize=10)
-    fig.legend(
-        handles=ax.get_legend_handles_labels()[0],
-        fontsize=7.5,
-        loc="outside lower center",
-        ncol=min(4, len(judges)),
-    )
-    ax.grid(axis="y", color="#eaeef2", lw=0.8)
-    if two:
-        ax2 = axes[1]
-        limit = result.config.max_rank_shift
+    present = [j for j in result.judges if any((j, b) in ranks for b in benches)]
+    judges = [j for j in shown_judges(result, Step.CROSS_VALIDATE, benches) if j in present]
+    largest = _largest_shifts(table, judges, benches)
+    widths = [RANK_PANEL_INCHES] * len(benches) + ([PANEL_INCHES] if largest else [])
+    short = short_names(result.benchmarks)  # the panel titles name them in full
+    pairs = [
+        PAIR_SEPARATOR.join(short.get(b, b) for b in str(r["benchmark_pair"]).split(PAIR_SEPARATOR))
+        for r in largest.values()
+    ]
+    right = text_inches(pairs, _PAIR_FONT) + _TICK_PAD + _SIDE if largest else _SIDE
+    fig, axes = _judge_panels(judges, widths, len(widths), right=right)  # one row
+    used: set[StepVerdict] = set()
+
+    def verdict_of(judge: str) -> StepVerdict:
+        return _verdict(result, Step.CROSS_VALIDATE, judge, None)
+
+    for k, (ax, bench) in enumerate(zip(axes[: len(benches)], benches, strict=True)):
+        mine = {j: r for (j, b), r in ranks.items() if b == bench}
+        used |= _verdict_rows(ax, judges, mine, verdict_of)
+        ranked = sum(1 for j, b in result.rows() if b == bench and (j, b) in ranks)
+        ax.set_xlim(0.0, ranked + 1.0)  # the benchmark's own judges: 1 .. ranked
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+        ax.set_title(bench, fontsize=10)
+        ax.set_xlabel(f"rank ({result.rank_words})", fontsize=9)
+        ax.grid(axis="x", color="#eaeef2", lw=0.8)
+        _judge_axis(ax, judges, k == 0)
+    limit = result.config.max_rank_shift
+    if largest:
+        ax = axes[-1]
         for x in (-limit, limit):
-            ax2.axvline(x, color="#57606a", ls=":", lw=1)
-        ax2.axvline(0, color="#57606a", lw=0.8)
-        rev = shifts.iloc[::-1]
-        labels = [f"{j}: {p}" for j, p in zip(rev["judge"], rev["benchmark_pair"], strict=True)]
-        dots = [colors(judges.index(j) % colors.N) for j in rev["judge"]]
-        y = np.arange(len(rev))
-        value, lo, hi = (rev[c].to_numpy(dtype=float) for c in ("value", "lo", "hi"))
-        ok = np.isfinite(lo) & np.isfinite(hi)
-        ax2.hlines(y[ok], lo[ok], hi[ok], colors=[d for d, k in zip(dots, ok, strict=True) if k],
-                   lw=1.2)  # fmt: skip
-        ax2.scatter(value, y, c=dots, s=16, zorder=3)
-        ax2.set_yticks(range(len(labels)), labels, fontsize=7)
-        ax2.set_xlabel("rank shift (second benchmark minus first)")
-        which = f"the {per_judge} largest per judge, " if trimmed else ""
-        ax2.set_title(f"Step 4: rank shifts ({which}limit ±{limit:g})", fontsize=10)
-        ax2.grid(axis="x", color="#eaeef2", lw=0.8)
-    fig.suptitle("Cross-benchmark ranks", fontsize=11)
+            ax.axvline(x, color="#57606a", ls=":", lw=1)
+        ax.axvline(0, color="#57606a", lw=0.8)
+        used |= _verdict_rows(ax, judges, largest, verdict_of)
+        n = len(judges)
+        ax.set_ylim(-0.7, n - 0.3)
+        ax.set_yticks([])
+        rows = [n - 1 - judges.index(j) for j in largest]
+        _row_labels(ax, rows, pairs, right=True, fontsize=_PAIR_FONT)
+        ax.set_xlabel("rank shift (second benchmark minus first)", fontsize=9)
+        ax.set_title("the largest rank shift", fontsize=10)
+        ax.grid(axis="x", color="#eaeef2", lw=0.8)
+    present_all = len({j for j, b in result.rows() if b in benches})
+    _headings(fig, "Step 4: ranks across benchmarks", len(judges), present_all)
+    handles = _verdict_legend(sorted(used, key=lambda v: v.severity))
+    if largest:
+        handles.append(Line2D([], [], color="#57606a", ls=":", label=f"limit ±{limit:g}"))
+    _legend(fig, handles)
     return fig
