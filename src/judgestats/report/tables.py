@@ -274,28 +274,21 @@ def latex_escape(text: str) -> str:
 
 
 def _tabular(caption: str, label: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    r"""Return one booktabs table, floated and captioned, each row on its line.
+    r"""Return one booktabs table (pandas' :meth:`~pandas.io.formats.style.Styler.to_latex`).
 
     Cells and headers arrive escaped (:func:`latex_escape`): names only need it, and
-    the estimates and ``$\kappa$`` are LaTeX already. The layout is that of pandas'
-    ``Styler.to_latex``, written without building a styled frame.
+    the estimates and ``$\kappa$`` are LaTeX already.
     """
-    lines = [
-        r"\begin{table}[ht]",
-        r"\centering",
-        rf"\caption{{{caption}}}",
-        r"\small",
-        rf"\label{{{label}}}",
-        rf"\begin{{tabular}}{{{'l' * len(header)}}}",
-        r"\toprule",
-        " & ".join(header) + r" \\",
-        r"\midrule",
-        *(" & ".join(row) + r" \\" for row in rows),
-        r"\bottomrule",
-        r"\end{tabular}",
-        r"\end{table}",
-    ]
-    return "\n".join(lines) + "\n"
+    frame = pd.DataFrame([list(r) for r in rows], columns=list(header))
+    styler = frame.style.hide(axis="index").set_table_styles([{"selector": "small", "props": ":;"}])
+    return styler.to_latex(
+        caption=caption,
+        label=label,
+        position="ht",
+        position_float="centering",
+        hrules=True,
+        column_format="l" * len(header),
+    )
 
 
 class _Cells:
