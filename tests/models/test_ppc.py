@@ -107,3 +107,18 @@ def test_judges_without_items_have_no_checks():
     assert np.isnan(out["ppc_patterns"].sel(judge=j0, benchmark=first).item())
     assert np.isnan(out["ppc_trait"].sel(judge=j0, benchmark=first)).all()
     assert LABEL_CODES  # labels are the tally's
+
+
+def test_a_shared_random_order_is_design_not_agreement():
+    """Each item shown in one random order, the same for every judge: not a misfit."""
+    from judgestats.simulate import CohortConfig, JudgeParams, chosen_rejected_benchmark
+
+    bench = (chosen_rejected_benchmark("one-order", 300),)
+    judges = {
+        name: {"one-order": JudgeParams(agreement=a, position=0.2, stability=0.9)}
+        for name, a in (("a", 0.7), ("b", 0.8), ("c", 0.9))
+    }
+    ds = simulate(CohortConfig.from_judges(judges, bench), random_seed=4).dataset
+    data, layout = _fit_data(ds)
+    out = _checks(data, layout, _own_shares)
+    assert out["ppc_agreement"].item() > 0.01

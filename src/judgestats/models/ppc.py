@@ -12,7 +12,10 @@ compared with the items observed:
   the sum of the trait's item feature over the judge's items, observed against
   replicated, two-sided mid-p;
 * **inter-judge agreement**, benchmark by benchmark: the share of (item, pair of
-  judges) on which two judges gave the same verdict pattern, two-sided mid-p. The
+  judges) on which two judges gave the same verdict pattern, among the items both
+  judges saw in the same design (the same (order, run) cells: a benchmark that shows
+  each item in one random order shows it so to every judge), replicated with each
+  judge's pattern distribution given that design; two-sided mid-p. The
   likelihood treats judges as independent given their pattern distributions, so an
   observed agreement above the replicated one is the signature of what the items
   share (difficulty, an ambiguous pair) and the model does not explain; the draws of
@@ -63,6 +66,12 @@ def pattern_name(pattern: np.ndarray, orders: tuple[str, ...]) -> str:
     return " · ".join(parts)
 
 
+def _designs(bt: BenchmarkTally) -> np.ndarray:
+    """Index of each pattern's design: which of its (order, run) cells hold a verdict."""
+    filled = (bt.patterns != Verdict.MISSING).reshape(len(bt.patterns), -1)
+    return np.unique(filled, axis=0, return_inverse=True)[1].ravel()
+
+
 def _mid_p(rep: np.ndarray, obs: np.ndarray) -> np.ndarray:
     """Two-sided mid-p of ``obs`` among the replicates ``rep`` (axis 0 = draws)."""
     above = (rep > obs).mean(0) + 0.5 * (rep == obs).mean(0)
@@ -90,6 +99,7 @@ class PredictiveChecks:
         self._agree_obs = np.zeros(n_b)
         self._agree_n = np.zeros(n_b)
         self._top = [self._top_patterns(bt) for bt in data.tally]
+        self._designs = [_designs(bt) for bt in data.tally]
         self._top_rep = np.zeros((n_chain, n_draw, n_b, TOP_PATTERNS))
         self._present = np.zeros((n_j, n_b), dtype=bool)
         self._traits = [feature_index(t) for t in TRAITS]
@@ -150,18 +160,25 @@ class PredictiveChecks:
     ) -> None:
         in_cell = bt.item_label == LABEL_CODES[label]
         pat = bt.item_pattern[:, in_cell]  # (judge, item)
-        judged = pat >= 0
+        design = self._designs[bi]  # design of each pattern: the (order, run) cells it fills
+        shown = np.where(pat >= 0, design[np.maximum(pat, 0)], -1)
         i, j = np.triu_indices(len(bt.judges), 1)
-        common = (judged[i] & judged[j]).sum(1)  # (pair,)
-        if not common.any():
-            return
-        same = ((pat[i] == pat[j]) & judged[i]).sum(1)
         seen = theta[..., :-1]  # two novel patterns are never the same one
-        match = np.einsum("djk,dlk->djl", seen, seen)[:, i, j]  # (draw, pair)
-        self._agree_rep[chain, :, bi] += rng.binomial(common[None], np.clip(match, 0, 1)).sum(1)
-        if chain == 0:
-            self._agree_obs[bi] += same.sum()
-            self._agree_n[bi] += common.sum()
+        for d in np.unique(shown[shown >= 0]):
+            # items both judges saw in design d (one random order per item, shared by
+            # the judges, is a design, not agreement): matches among its patterns only
+            both = (shown[i] == d) & (shown[j] == d)
+            common = both.sum(1)  # (pair,)
+            if not common.any():
+                continue
+            same = ((pat[i] == pat[j]) & both).sum(1)
+            theta_d = seen[..., design == d]
+            theta_d = theta_d / np.maximum(theta_d.sum(-1, keepdims=True), 1e-300)
+            match = np.einsum("djk,dlk->djl", theta_d, theta_d)[:, i, j]  # (draw, pair)
+            self._agree_rep[chain, :, bi] += rng.binomial(common[None], np.clip(match, 0, 1)).sum(1)
+            if chain == 0:
+                self._agree_obs[bi] += same.sum()
+                self._agree_n[bi] += common.sum()
 
     def dataset(self) -> xr.Dataset:
         """Return the checks' p-values and the figures the report draws.
