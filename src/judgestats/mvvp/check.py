@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from judgestats.models.summary import MAX_RHAT, ess_floor, reported_metrics
+from judgestats.models.summary import MAX_RHAT, ess_floor, reported_metrics, sample_quantiles
 from judgestats.mvvp.design import Design
 from judgestats.mvvp.result import (
     Estimate,
@@ -270,12 +270,13 @@ def probability_verdict(p_bad: float, prob: float) -> StepVerdict:
 
 
 def _eti(draws: np.ndarray, prob: float) -> tuple[float, float, float]:
-    """Median and equal-tailed interval of draws (NaNs dropped), as ``summarize`` does."""
+    """Median and equal-tailed interval of draws, non-finite ones dropped.
+
+    Computed by ``summarize``'s own :func:`~judgestats.models.summary.sample_quantiles`.
+    """
     x = np.asarray(draws, dtype=float).ravel()
-    x = x[np.isfinite(x)]
-    if not x.size:
-        return np.nan, np.nan, np.nan
-    lo, med, hi = np.quantile(x, [(1 - prob) / 2, 0.5, (1 + prob) / 2])
+    x = np.where(np.isfinite(x), x, np.nan)
+    lo, med, hi = sample_quantiles(x, [(1 - prob) / 2, 0.5, (1 + prob) / 2])
     return float(med), float(lo), float(hi)
 
 
