@@ -133,3 +133,15 @@ def test_html_shows_failed_diagnostics(tmp_path):
     assert json.loads(files["json"].read_text())["warnings"] == [
         "kappa: R-hat up to 1.2 (> 1.01) for 3 of 12 cells"
     ]
+
+
+def test_estimates_are_listed_up_to_a_limit_then_pointed_to(demo_run):
+    import pandas as pd
+
+    from judgestats.report.html import MAX_ESTIMATE_ROWS, _estimates_section
+
+    page = (demo_run.folder / "index.html").read_text()
+    assert "records (also in summary.csv and summary.json)</summary><table" in page
+    many = _estimates_section(pd.DataFrame(index=range(MAX_ESTIMATE_ROWS + 1)))
+    assert "<table" not in many
+    assert f"{MAX_ESTIMATE_ROWS + 1} records" in many and "summary.csv" in many
