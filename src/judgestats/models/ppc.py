@@ -42,7 +42,22 @@ from judgestats.models.traits import TRAITS
 from judgestats.schema import Verdict
 from judgestats.tally import LABEL_CODES, BenchmarkTally
 
-__all__ = ["MISFIT_LEVEL", "TOP_PATTERNS", "PredictiveChecks", "misfits", "pattern_name"]
+__all__ = [
+    "CHECKS",
+    "MISFIT_LEVEL",
+    "TOP_PATTERNS",
+    "PredictiveChecks",
+    "misfit_level",
+    "misfits",
+    "pattern_name",
+]
+
+#: The p-value variables of a ``predictive`` group and what each checks.
+CHECKS = {
+    "ppc_patterns": "pattern frequencies",
+    "ppc_trait": "trait",
+    "ppc_agreement": "inter-judge agreement",
+}
 
 #: Family-wise level of the checks of one fit (Bonferroni over its checks).
 MISFIT_LEVEL = 0.01
@@ -256,6 +271,18 @@ class PredictiveChecks:
         )
 
 
+def _n_checks(predictive: xr.Dataset) -> int:
+    return sum(int(np.isfinite(predictive[name].values).sum()) for name in CHECKS)
+
+
+def misfit_level(predictive: xr.Dataset) -> float:
+    """Return the level a check's p-value must fall below to be flagged.
+
+    :data:`MISFIT_LEVEL` over the number of checks of the fit (Bonferroni).
+    """
+    return MISFIT_LEVEL / max(_n_checks(predictive), 1)
+
+
 def misfits(predictive: xr.Dataset) -> list[str]:
     """Describe every check below its Bonferroni level, in words.
 
@@ -269,15 +296,11 @@ def misfits(predictive: xr.Dataset) -> list[str]:
     list of str
         One line per flagged check, worst first; empty when every check passes.
     """
-    checks = [
-        (predictive["ppc_patterns"], "pattern frequencies"),
-        (predictive["ppc_trait"], "trait"),
-        (predictive["ppc_agreement"], "inter-judge agreement"),
-    ]
-    n = sum(int(np.isfinite(p.values).sum()) for p, _ in checks)
+    n = _n_checks(predictive)
     if not n:
         return []
-    level = MISFIT_LEVEL / n
+    level = misfit_level(predictive)
+    checks = [(predictive[name], what) for name, what in CHECKS.items()]
     found: list[tuple[float, str]] = []
     for p, what in checks:
         for idx in zip(*np.nonzero(np.isfinite(p.values) & (p.values < level)), strict=True):

@@ -17,7 +17,7 @@ import pandas as pd
 import xarray as xr
 from matplotlib.figure import Figure
 
-from judgestats.models.ppc import MISFIT_LEVEL
+from judgestats.models.ppc import MISFIT_LEVEL, misfit_level
 from judgestats.report.markup import grid_html
 from judgestats.report.plots import figure_to_data_uri
 
@@ -25,15 +25,6 @@ __all__ = ["plot_predictive", "predictive_html", "predictive_table", "section"]
 
 #: Benchmarks per figure (a screen's worth of panels).
 _PER_FIGURE = 4
-
-
-def _level(predictive: xr.Dataset) -> float:
-    """Return the Bonferroni level of the fit's checks (as ``ppc.misfits``)."""
-    n = sum(
-        int(np.isfinite(predictive[v].values).sum())
-        for v in ("ppc_patterns", "ppc_trait", "ppc_agreement")
-    )
-    return MISFIT_LEVEL / max(n, 1)
 
 
 def predictive_table(predictive: xr.Dataset) -> pd.DataFrame:
@@ -48,7 +39,7 @@ def predictive_table(predictive: xr.Dataset) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
-    level = _level(predictive)
+    level = misfit_level(predictive)
     rep = predictive["agreement_replicated"]
     rows = []
     for b in predictive["benchmark"].values:
@@ -120,7 +111,7 @@ def predictive_html(predictive: xr.Dataset) -> str:
     -------
     str
     """
-    level = _level(predictive)
+    level = misfit_level(predictive)
     table = predictive_table(predictive)
     parts = [
         "<p>Every judge's items were drawn again from the fitted pattern distribution of "
