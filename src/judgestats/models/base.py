@@ -62,11 +62,15 @@ class FitData:
         judges = tuple(j for j in t.judges if any(j in b.judges for b in t))
         return cls(t, judges, tuple(t.benchmarks))
 
+    def rows(self, benchmark: int) -> list[int]:
+        """Row in :attr:`judges` of each judge of benchmark ``benchmark``'s tally."""
+        return [self.judges.index(j) for j in self.tally[self.benchmarks[benchmark]].judges]
+
     def support(self) -> xr.DataArray:
         """Observed item features summed per judge and benchmark (zeros where absent)."""
         out = np.zeros((len(self.judges), len(self.benchmarks), len(FEATURES)))
         for b, bt in enumerate(self.tally):
-            out[[self.judges.index(j) for j in bt.judges], b] = bt.feature_sums()
+            out[self.rows(b), b] = bt.feature_sums()
         return xr.DataArray(
             out,
             dims=("judge", "benchmark", "feature"),

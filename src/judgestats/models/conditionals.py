@@ -142,13 +142,11 @@ def item_weighted_counts(
         tree = block.tree
         leaf_entry = tree.entry_counts(np.eye(tree.leaf_entries.shape[0]))  # (leaf, entry)
         cols = lay.entries(c)
-        for jj, judge in enumerate(bt.judges):
+        for jj, row in enumerate(data.rows(block.benchmark)):
             pattern = bt.item_pattern[jj, in_cell]
             judged = pattern >= 0
             if judged.any():
-                out[:, data.judges.index(judge), cols] = (
-                    weights[:, judged] @ leaf_entry[pattern[judged]]
-                )
+                out[:, row, cols] = weights[:, judged] @ leaf_entry[pattern[judged]]
     return out
 
 
@@ -272,7 +270,7 @@ def _cell_features(
     """
     block = lay.blocks[cell]
     bt = data.tally[data.benchmarks[block.benchmark]]
-    rows = [data.judges.index(j) for j in bt.judges]
+    rows = data.rows(block.benchmark)
     theta = block.tree.leaf_probabilities(entry_p[:, rows, lay.entries(cell)])
     base = lay.bases[block.benchmark]
     novel = dp_feature_draws(  # the novel leaf's items: P_new ~ DP(alpha, G0)
@@ -317,8 +315,8 @@ def expected_features(
     log_kappa = posterior["log_kappa"].values  # (chain, draw, split)
     out = np.full((n_chain, n_draw, len(data.judges), len(data.benchmarks), len(FEATURES)), np.nan)
     shares = label_shares(data, n_chain, n_draw, rng)
-    for bi, bt in enumerate(data.tally):
-        out[:, :, [data.judges.index(j) for j in bt.judges], bi, :] = 0.0
+    for bi in range(len(data.benchmarks)):
+        out[:, :, data.rows(bi), bi, :] = 0.0
     for ch in range(n_chain):  # one chain at a time bounds memory
         weighted = item_weighted_counts(lay, data, n_draw, rng) if pair_items else None
         log_v, log_1mv = split_log_probabilities(
@@ -327,7 +325,7 @@ def expected_features(
         entry_p = np.exp(lay.entry_log_prob(log_v, log_1mv))  # (draw, judge, entry)
         chain_out = out[ch]  # a view: (draw, judge, benchmark, feature)
         for c, (bi, li) in enumerate(lay.cells):
-            rows = [data.judges.index(j) for j in data.tally[data.benchmarks[bi]].judges]
+            rows = data.rows(bi)
             expected, theta = _cell_features(lay, data, c, entry_p, prior, rng)
             if predictive is not None:
                 predictive.add(ch, c, theta, rng)

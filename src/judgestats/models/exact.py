@@ -156,7 +156,7 @@ class ExactModel(JudgeModel):
         def draw(b: int, stream: np.random.Generator) -> None:
             bt = tallies[b]
             draws = method(bt, n, stream, cfg.prior)
-            idx = [data.judges.index(j) for j in bt.judges]
+            idx = data.rows(b)
             cols = slice(None) if idx == list(range(len(data.judges))) else idx
             out[:, b][:, :, cols] = np.moveaxis(draws, -1, 0)
             absent = sorted(set(range(len(data.judges))) - set(idx))

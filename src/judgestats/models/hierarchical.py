@@ -120,7 +120,14 @@ from judgestats.models.sampling import SamplerSettings, sample
 from judgestats.models.traits import TRAITS
 from judgestats.models.tree import LEVELS
 
-__all__ = ["BuiltModel", "HierarchicalConfig", "HierarchicalModel", "build_pymc_model"]
+__all__ = [
+    "BuiltModel",
+    "HierarchicalConfig",
+    "HierarchicalModel",
+    "build_pymc_model",
+    "count_data",
+    "trait_mask",
+]
 
 #: Counts up to this enter the likelihood as sums of logarithms (see :func:`_log_rising`).
 _SMALL_COUNT = 4
@@ -208,7 +215,7 @@ class HierarchicalConfig:
             raise ValueError("eta_sigma, log_kappa_sigma and trait_sigma must be positive")
 
 
-def _trait_mask(lay: Layout) -> np.ndarray:
+def trait_mask(lay: Layout) -> np.ndarray:
     """(judge, cell, trait): True where a judge has items and the trait has loadings."""
     present = lay.cell_items > 0  # (judge, cell)
     loaded = np.zeros((len(lay.blocks), len(TRAITS)), dtype=bool)
@@ -296,7 +303,7 @@ def count_data(lay: Layout) -> dict[str, np.ndarray]:
     succ, rest = lay.split_counts(lay.counts)  # (judge, split)
     jj, ss = np.nonzero(succ + rest)
     succ, rest = succ[jj, ss], rest[jj, ss]
-    mask = _trait_mask(lay)
+    mask = trait_mask(lay)
     out = {
         "pair_judge": jj,
         "pair_split": ss,

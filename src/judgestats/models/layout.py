@@ -400,7 +400,7 @@ def build_layout(data: FitData, rare_per_judge: float) -> Layout:
         )
         base = base_patterns(bt)
         bases.append(base)
-        rows = [data.judges.index(j) for j in bt.judges]
+        rows = data.rows(b)
         blocks += [
             cell_block(bt, b, li, tree, base, rows, len(data.judges))
             for li, m in enumerate(bt.label_counts())

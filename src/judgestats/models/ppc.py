@@ -119,15 +119,12 @@ class PredictiveChecks:
         self._present = np.zeros((n_j, n_b), dtype=bool)
         self._traits = [feature_index(t) for t in TRAITS]
         for bi, bt in enumerate(data.tally):
-            rows = self._rows(bt)
+            rows = data.rows(bi)
             self._present[rows, bi] = (bt.item_pattern >= 0).any(1)
             counts = bt.counts  # (judge, label, pattern)
             self._trait_obs[rows, bi] = np.einsum(
                 "jlk,lkt->jt", counts, np.moveaxis(bt.features[..., self._traits], 1, 0)
             )
-
-    def _rows(self, bt: BenchmarkTally) -> list[int]:
-        return [self.data.judges.index(j) for j in bt.judges]
 
     @staticmethod
     def _top_patterns(bt: BenchmarkTally) -> np.ndarray:
@@ -148,7 +145,7 @@ class PredictiveChecks:
         block = self.lay.blocks[cell]
         bi = block.benchmark
         bt = self.data.tally[self.data.benchmarks[bi]]
-        rows = self._rows(bt)
+        rows = self.data.rows(bi)
         observed = np.concatenate(
             [bt.counts[:, block.label, :], np.zeros((len(rows), 1))], -1
         )  # (judge, K + 1)
@@ -219,7 +216,7 @@ class PredictiveChecks:
         share_obs = np.full((n_b, TOP_PATTERNS), np.nan)
         total = np.zeros(n_b)
         for bi, bt in enumerate(data.tally):
-            items[self._rows(bt), bi] = bt.counts.sum((1, 2))
+            items[data.rows(bi), bi] = bt.counts.sum((1, 2))
             top = self._top[bi]
             pooled = bt.counts.sum((0, 1))
             total[bi] = pooled.sum()

@@ -38,9 +38,9 @@ from judgestats.models.base import FitData
 from judgestats.models.conditionals import split_log_probabilities
 from judgestats.models.hierarchical import (
     HierarchicalConfig,
-    _trait_mask,
     build_pymc_model,
     count_data,
+    trait_mask,
 )
 from judgestats.models.layout import Layout
 from judgestats.models.sampling import SamplerSettings, compiled_models, sample
@@ -117,7 +117,7 @@ def _simulate_counts(
 
 def _tracked(lay: Layout, draws: xr.Dataset) -> dict[str, np.ndarray]:
     """Tracked parameters of ``draws`` (first dim: the draws), by group, flattened."""
-    mask = _trait_mask(lay)  # (judge, cell, trait)
+    mask = trait_mask(lay)  # (judge, cell, trait)
     loaded = np.zeros((lay.n_benchmarks, mask.shape[-1]), dtype=bool)
     for c, (b, _) in enumerate(lay.cells):
         loaded[b] |= mask[:, c, :].any(0)
