@@ -7,6 +7,7 @@ import pytest
 import xarray as xr
 
 from judgestats.models import summarize
+from judgestats.models.diagnostics import TAIL_PROBS
 
 PROB = 0.9
 
@@ -27,10 +28,11 @@ def _reference(tree, names, sample_stats=False):
     )
     out = pd.concat([stats, median[["median"]]], axis=1)
     if sample_stats:
-        out = pd.concat(
-            [out, azs.summary(tree, var_names=names, kind="diagnostics", round_to="none")],
-            axis=1,
-        )
+        diag = azs.summary(tree, var_names=names, kind="diagnostics", round_to="none")
+        # tail ESS at the quantiles of Vehtari et al. (arviz_stats' default is ci_prob's)
+        tail = azs.ess(tree["posterior"].to_dataset()[names], method="tail", prob=TAIL_PROBS)
+        diag["ess_tail"] = tail.to_dataframe().loc[:, names[0]].to_numpy()
+        out = pd.concat([out, diag], axis=1)
     return out
 
 

@@ -11,8 +11,9 @@ every judge's split probabilities ``v`` integrated out
    leaf's items following ``P_new ~ DP(prior, G0)``,
 
 and summarises the pooling strengths per tree level for the ``hyper`` group. The
-random draws are made in this order, chain by chain, so a seed gives the same
-draws.
+label shares come first; each chain then draws from its own stream spawned from the
+generator, chains in threads, so a seed gives the same draws whichever thread runs
+first.
 
 Judges rate the same items
 --------------------------
@@ -65,6 +66,7 @@ from judgestats.models.ppc import PredictiveChecks
 from judgestats.models.prior import dp_feature_draws
 from judgestats.models.traits import TRAITS
 from judgestats.models.tree import LEVELS
+from judgestats.parallel import thread_map
 from judgestats.tally import LABEL_CODES, LABEL_NAMES
 
 __all__ = [
@@ -317,19 +319,23 @@ def expected_features(
     shares = label_shares(data, n_chain, n_draw, rng)
     for bi in range(len(data.benchmarks)):
         out[:, :, data.rows(bi), bi, :] = 0.0
-    for ch in range(n_chain):  # one chain at a time bounds memory
-        weighted = item_weighted_counts(lay, data, n_draw, rng) if pair_items else None
+    def chain(ch: int, stream: np.random.Generator) -> None:
+        weighted = item_weighted_counts(lay, data, n_draw, stream) if pair_items else None
         log_v, log_1mv = split_log_probabilities(
-            lay, eta[ch], trait[ch], log_kappa[ch], rng, weighted
+            lay, eta[ch], trait[ch], log_kappa[ch], stream, weighted
         )
         entry_p = np.exp(lay.entry_log_prob(log_v, log_1mv))  # (draw, judge, entry)
         chain_out = out[ch]  # a view: (draw, judge, benchmark, feature)
         for c, (bi, li) in enumerate(lay.cells):
             rows = data.rows(bi)
-            expected, theta = _cell_features(lay, data, c, entry_p, prior, rng)
+            expected, theta = _cell_features(lay, data, c, entry_p, prior, stream)
             if predictive is not None:
-                predictive.add(ch, c, theta, rng)
+                predictive.add(ch, c, theta, stream)
             chain_out[:, rows, bi, :] += shares[bi][ch, :, li, None, None] * expected
+
+    # chains in threads (numpy releases the GIL in the bulk of it), each writing its
+    # own block of ``out`` and drawing from its own spawned stream
+    thread_map(chain, range(n_chain), rng.spawn(n_chain))
     return out
 
 

@@ -22,8 +22,6 @@ Two methods, same output:
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,13 +36,10 @@ from judgestats.models.prior import (
     dirichlet_with_novel,
     dp_feature_draws,
 )
+from judgestats.parallel import thread_map
 from judgestats.tally import LABEL_CODES, BenchmarkTally
 
 __all__ = ["ExactConfig", "ExactModel"]
-
-#: Threads drawing benchmarks at once (each benchmark writes its own block).
-_THREADS = min(4, os.cpu_count() or 1)
-
 
 @dataclass(frozen=True)
 class ExactConfig:
@@ -165,8 +160,7 @@ class ExactModel(JudgeModel):
         # one stream per benchmark (spawned, so the draws do not depend on which thread
         # runs first), benchmarks in threads: numpy releases the GIL in the bulk of it
         streams = rng.spawn(len(tallies))
-        with ThreadPoolExecutor(min(_THREADS, len(tallies)) or 1) as pool:
-            list(pool.map(draw, range(len(tallies)), streams))
+        thread_map(draw, range(len(tallies)), streams)  # each writes its own block
         # a view with the posterior's dims (splitting the draw axis copies nothing)
         dims = (len(data.judges), len(data.benchmarks), len(FEATURES))
         arr = out.transpose(2, 3, 1, 0).reshape(cfg.chains, cfg.draws, *dims)
