@@ -80,6 +80,12 @@ def main() -> None:
         )
         parts = (time.perf_counter() - t0, time.process_time() - c0)
     tree = stage("fit (whole)", lambda: model.fit(ds, random_seed=args.seed))
+    if "sample_stats" in tree.children:  # the sampler's parts of the fit, not in the total
+        stats = tree["sample_stats"]
+        for part in ("compile_time", "sampling_time"):
+            rows.append((f"  of which {part.replace('_', ' ')}", f"{stats.attrs[part]:.2f} s", ""))
+        steps = float(stats["n_steps"].mean())
+        rows.append(("  leapfrog steps per draw (mean)", f"{steps:.1f}", ""))
     tree.attrs["mvvp_config"] = json.dumps(asdict(config))
     result = stage("MVVP check (with summaries)", lambda: check(tree, ds, config))
     table = stage("summary table", lambda: summary_table(result))

@@ -64,6 +64,7 @@ from judgestats.models.base import FitData
 from judgestats.models.layout import Layout
 from judgestats.models.ppc import PredictiveChecks
 from judgestats.models.prior import dp_feature_draws
+from judgestats.models.summary import HYPER_ATTR
 from judgestats.models.traits import TRAITS
 from judgestats.models.tree import LEVELS
 from judgestats.parallel import thread_map
@@ -366,10 +367,19 @@ def hyper_dataset(lay: Layout, data: FitData, posterior: xr.Dataset) -> xr.Datas
             mask = (lay.split_cell == c) & (lay.split_level == level)
             if mask.any():
                 pooling[:, :, bi, li, level] = np.exp(log_kappa[..., mask].mean(-1))
+    hyper = {HYPER_ATTR: 1}  # diagnosed with the reported metrics
     return xr.Dataset(
         {
-            "pooling_concentration": (("chain", "draw", "benchmark", "label", "level"), pooling),
-            "trait_spread": (("chain", "draw", "benchmark", "trait"), posterior["trait_sd"].values),
+            "pooling_concentration": (
+                ("chain", "draw", "benchmark", "label", "level"),
+                pooling,
+                hyper,
+            ),
+            "trait_spread": (
+                ("chain", "draw", "benchmark", "trait"),
+                posterior["trait_sd"].values,
+                hyper,
+            ),
         },
         coords={
             "chain": np.arange(n_chain),

@@ -45,6 +45,7 @@ from judgestats.thresholds import PAPER
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
+    "HYPER_ATTR",
     "MAX_RHAT",
     "MIN_ESS",
     "REPORTED",
@@ -73,6 +74,8 @@ def reported_metrics() -> tuple[str, ...]:
 REPORTED: tuple[str, ...] = reported_metrics()
 
 _SAMPLE = ("chain", "draw")
+#: Attr marking a posterior variable as a hyper-parameter of a sampler (diagnosed).
+HYPER_ATTR = "hyper_parameter"
 MIN_ESS = 400
 MAX_RHAT = 1.01
 
@@ -168,7 +171,10 @@ def diagnose(tree: xr.DataTree, names: Sequence[str] | None = None) -> list[str]
     tree : xarray.DataTree
         A posterior made by a judgestats model.
     names : sequence of str
-        Quantities checked (default: every reported metric, :func:`reported_metrics`).
+        Quantities checked (default: every reported metric, :func:`reported_metrics`,
+        and every hyper-parameter of the sampler: a variable with the attr
+        :data:`HYPER_ATTR`; judges' metrics can look converged while the pooling
+        that shapes them has not).
 
     Returns
     -------
@@ -180,7 +186,9 @@ def diagnose(tree: xr.DataTree, names: Sequence[str] | None = None) -> list[str]
     if "sample_stats" not in tree.children:
         return []
     post = tree["posterior"].to_dataset()
-    names = [n for n in (reported_metrics() if names is None else names) if n in post]
+    if names is None:  # the reported metrics and the sampler's hyper-parameters
+        names = [*reported_metrics(), *(n for n in post if post[n].attrs.get(HYPER_ATTR))]
+    names = [n for n in names if n in post]
     problems: list[str] = []
     if "sample_stats" in tree.children and "diverging" in tree["sample_stats"]:
         n_div = int(tree["sample_stats"]["diverging"].sum())
