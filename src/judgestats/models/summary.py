@@ -40,7 +40,6 @@ import pandas as pd
 import xarray as xr
 
 from judgestats.metrics.formulas import REGISTRY
-from judgestats.models.diagnostics import diagnostics as cell_diagnostics
 from judgestats.thresholds import PAPER
 
 __all__ = [
@@ -95,6 +94,9 @@ def _diagnostics(ds: xr.Dataset) -> tuple[xr.Dataset, xr.Dataset, xr.Dataset]:
     if ds.sizes.get("chain", 1) * ds.sizes.get("draw", 1) < 4:
         nan = ds.isel(chain=0, draw=0, drop=True) * np.nan
         return nan, nan, nan
+    # scipy.stats takes a second to import: only a sampler's posterior needs it
+    from judgestats.models.diagnostics import diagnostics as cell_diagnostics
+
     out: tuple[dict, dict, dict] = ({}, {}, {})
     for name, da in ds.data_vars.items():
         other = [d for d in da.dims if d not in _SAMPLE]
