@@ -11,9 +11,9 @@ every judge's split probabilities ``v`` integrated out
    leaf's items following ``P_new ~ DP(prior, G0)``,
 
 and summarises the pooling strengths per tree level for the ``hyper`` group. The
-label shares come first; each chain then draws from its own stream spawned from the
-generator, chains in threads, so a seed gives the same draws whichever thread runs
-first.
+label shares come first; each block of :data:`DRAW_BLOCK` draws of a chain then
+draws from its own stream spawned from the generator, blocks in threads, so a seed
+gives the same draws whichever thread runs first.
 
 Judges rate the same items
 --------------------------
@@ -71,12 +71,16 @@ from judgestats.parallel import thread_map
 from judgestats.tally import LABEL_CODES, LABEL_NAMES
 
 __all__ = [
+    "DRAW_BLOCK",
     "expected_features",
     "hyper_dataset",
     "item_weighted_counts",
     "label_shares",
     "split_log_probabilities",
 ]
+
+#: Draws of a chain turned into item features at once (in a thread each).
+DRAW_BLOCK = 250
 
 #: Log probabilities are clipped at this, so that a certain split (log 0 = -inf)
 #: does not make -inf * 0 = NaN.
@@ -320,23 +324,31 @@ def expected_features(
     shares = label_shares(data, n_chain, n_draw, rng)
     for bi in range(len(data.benchmarks)):
         out[:, :, data.rows(bi), bi, :] = 0.0
-    def chain(ch: int, stream: np.random.Generator) -> None:
-        weighted = item_weighted_counts(lay, data, n_draw, stream) if pair_items else None
+    def block(task: tuple[int, slice], stream: np.random.Generator) -> None:
+        ch, sl = task
+        n = sl.stop - sl.start
+        weighted = item_weighted_counts(lay, data, n, stream) if pair_items else None
         log_v, log_1mv = split_log_probabilities(
-            lay, eta[ch], trait[ch], log_kappa[ch], stream, weighted
+            lay, eta[ch, sl], trait[ch, sl], log_kappa[ch, sl], stream, weighted
         )
         entry_p = np.exp(lay.entry_log_prob(log_v, log_1mv))  # (draw, judge, entry)
-        chain_out = out[ch]  # a view: (draw, judge, benchmark, feature)
+        block_out = out[ch, sl]  # a view: (draw, judge, benchmark, feature)
         for c, (bi, li) in enumerate(lay.cells):
             rows = data.rows(bi)
             expected, theta = _cell_features(lay, data, c, entry_p, prior, stream)
             if predictive is not None:
-                predictive.add(ch, c, theta, stream)
-            chain_out[:, rows, bi, :] += shares[bi][ch, :, li, None, None] * expected
+                predictive.add(ch, c, theta, stream, sl)
+            block_out[:, rows, bi, :] += shares[bi][ch, sl, li, None, None] * expected
 
-    # chains in threads (numpy releases the GIL in the bulk of it), each writing its
-    # own block of ``out`` and drawing from its own spawned stream
-    thread_map(chain, range(n_chain), rng.spawn(n_chain))
+    # blocks of draws in threads (numpy releases the GIL in the bulk of it), each
+    # writing its own part of ``out`` and drawing from its own spawned stream; a
+    # block's arrays are (draw, judge, entry), so the block size bounds the memory
+    tasks = [
+        (ch, slice(start, min(start + DRAW_BLOCK, n_draw)))
+        for ch in range(n_chain)
+        for start in range(0, n_draw, DRAW_BLOCK)
+    ]
+    thread_map(block, tasks, rng.spawn(len(tasks)))
     return out
 
 

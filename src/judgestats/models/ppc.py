@@ -131,16 +131,27 @@ class PredictiveChecks:
         pooled = bt.counts.sum((0, 1))
         return np.argsort(-pooled, kind="stable")[:TOP_PATTERNS]
 
-    def add(self, chain: int, cell: int, theta: np.ndarray, rng: np.random.Generator) -> None:
-        """Replicate one cell of one chain.
+    def add(
+        self,
+        chain: int,
+        cell: int,
+        theta: np.ndarray,
+        rng: np.random.Generator,
+        draws: slice = slice(None),
+    ) -> None:
+        """Replicate one cell of one chain (or of a block of its draws).
+
+        Blocks of draws may be added from several threads at once: each writes only
+        its own draws.
 
         Parameters
         ----------
         chain, cell : int
         theta : ndarray, shape (draw, judge of the benchmark, K + 1)
             Pattern probabilities of every judge of the cell's benchmark, novel leaf
-            last.
+            last, for the draws ``draws`` of the chain.
         rng : numpy.random.Generator
+        draws : slice, default every draw
         """
         block = self.lay.blocks[cell]
         bi = block.benchmark
@@ -153,13 +164,14 @@ class PredictiveChecks:
         theta = theta / theta.sum(-1, keepdims=True)
         replicated = rng.multinomial(n.astype(np.int64)[None, :], theta).astype(float)
         expected = np.sqrt(n[None, :, None] * theta)
-        self._ft_obs[chain, :, rows, bi] += ((np.sqrt(observed)[None] - expected) ** 2).sum(-1).T
-        self._ft_rep[chain, :, rows, bi] += ((np.sqrt(replicated) - expected) ** 2).sum(-1).T
+        ft_obs = ((np.sqrt(observed)[None] - expected) ** 2).sum(-1).T
+        self._ft_obs[chain, draws, rows, bi] += ft_obs
+        self._ft_rep[chain, draws, rows, bi] += ((np.sqrt(replicated) - expected) ** 2).sum(-1).T
         leaf = block.leaf_features[:, self._traits]  # (K + 1, trait)
-        self._trait_rep[chain, :, rows, bi] += np.moveaxis(replicated @ leaf, 1, 0)
+        self._trait_rep[chain, draws, rows, bi] += np.moveaxis(replicated @ leaf, 1, 0)
         top = self._top[bi]
-        self._top_rep[chain, :, bi, : top.size] += replicated[..., top].sum(1)
-        self._agreement(chain, bi, bt, block.label, theta, rng)
+        self._top_rep[chain, draws, bi, : top.size] += replicated[..., top].sum(1)
+        self._agreement(chain, bi, bt, block.label, theta, rng, draws)
 
     def _agreement(
         self,
@@ -169,6 +181,7 @@ class PredictiveChecks:
         label: int,
         theta: np.ndarray,
         rng: np.random.Generator,
+        draws: slice,
     ) -> None:
         in_cell = bt.item_label == LABEL_CODES[label]
         pat = bt.item_pattern[:, in_cell]  # (judge, item)
@@ -187,8 +200,9 @@ class PredictiveChecks:
             theta_d = seen[..., design == d]
             theta_d = theta_d / np.maximum(theta_d.sum(-1, keepdims=True), 1e-300)
             match = np.einsum("djk,dlk->djl", theta_d, theta_d)[:, i, j]  # (draw, pair)
-            self._agree_rep[chain, :, bi] += rng.binomial(common[None], np.clip(match, 0, 1)).sum(1)
-            if chain == 0:
+            replicated = rng.binomial(common[None], np.clip(match, 0, 1)).sum(1)
+            self._agree_rep[chain, draws, bi] += replicated
+            if chain == 0 and not draws.start:  # observed once
                 self._agree_obs[bi] += same.sum()
                 self._agree_n[bi] += common.sum()
 
