@@ -3,8 +3,8 @@
 import json
 
 import numpy as np
-import xarray as xr
 import pytest
+import xarray as xr
 
 from judgestats.features import FEATURES
 from judgestats.metrics import bootstrap_replicates, compute_metrics, item_feature_array

@@ -324,6 +324,7 @@ def expected_features(
     shares = label_shares(data, n_chain, n_draw, rng)
     for bi in range(len(data.benchmarks)):
         out[:, :, data.rows(bi), bi, :] = 0.0
+
     def block(task: tuple[int, slice], stream: np.random.Generator) -> None:
         ch, sl = task
         n = sl.stop - sl.start

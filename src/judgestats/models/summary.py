@@ -189,7 +189,7 @@ def diagnose(tree: xr.DataTree, names: Sequence[str] | None = None) -> list[str]
         return []
     post = tree["posterior"].to_dataset()
     if names is None:  # the reported metrics and the sampler's hyper-parameters
-        names = [*reported_metrics(), *(n for n in post if post[n].attrs.get(HYPER_ATTR))]
+        names = [*reported_metrics(), *(str(n) for n in post if post[n].attrs.get(HYPER_ATTR))]
     names = [n for n in names if n in post]
     problems: list[str] = []
     if "sample_stats" in tree.children and "diverging" in tree["sample_stats"]:
