@@ -28,7 +28,7 @@ from scipy.fft import next_fast_len
 
 from judgestats.parallel import thread_map
 
-__all__ = ["TAIL_PROBS", "diagnostics", "ess_bulk", "ess_tail", "rhat"]
+__all__ = ["TAIL_PROBS", "diagnostics"]
 
 #: The quantiles whose indicators define the tail ESS (Vehtari et al. 2021).
 TAIL_PROBS = (0.05, 0.95)
@@ -155,97 +155,39 @@ def _cellwise(fn, x: np.ndarray, n_out: int) -> tuple[np.ndarray, ...]:
     return tuple(np.concatenate(p).reshape(shape) for p in zip(*parts, strict=True))
 
 
-def _one_rhat(x: np.ndarray) -> tuple[np.ndarray]:
-    x, bad = _prepare(x, min_chains=2)
-    split = _split(x)
-    out = _rhat(split, _z_scale(split))
-    out[bad] = np.nan
-    return (out,)
-
-
-def _one_ess_bulk(x: np.ndarray) -> tuple[np.ndarray]:
-    x, bad = _prepare(x, min_chains=1)
-    out = _ess(_z_scale(_split(x)))
-    out[bad] = np.nan
-    return (out,)
-
-
-def _all(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _all(x: np.ndarray, tail_probs: tuple[float, float]) -> tuple[np.ndarray, ...]:
     x, bad = _prepare(x, min_chains=1)
     split = _split(x)
     bulk_z = _z_scale(split)
     r = _rhat(split, bulk_z)
-    r[bad | (x.shape[-2] < 2)] = np.nan
+    r[bad | (x.shape[-2] < 2)] = np.nan  # R-hat needs two chains
     bulk = _ess(bulk_z)
-    tail = _ess_tail(x, TAIL_PROBS)
+    tail = _ess_tail(x, tail_probs)
     bulk[bad] = np.nan
     tail[bad] = np.nan
     return r, bulk, tail
 
 
-def rhat(x: np.ndarray) -> np.ndarray:
-    """Rank-normalised split R-hat: the larger of the bulk and folded (tail) R-hat.
+def diagnostics(
+    x: np.ndarray, tail_probs: tuple[float, float] = TAIL_PROBS
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """R-hat, bulk ESS and tail ESS of every cell, ranking the draws once for both.
 
     Parameters
     ----------
     x : ndarray, shape (..., chain, draw)
+    tail_probs : (float, float)
+        Quantiles whose indicators define the tail ESS, :data:`TAIL_PROBS` by default.
 
     Returns
     -------
-    ndarray, shape (...)
-        NaN where the draws are constant, or the cell is invalid (see the module).
+    rhat : ndarray, shape (...)
+        Rank-normalised split R-hat: the larger of the bulk and the folded (tail)
+        R-hat. NaN where the draws are constant or the cell is invalid (see the module).
+    ess_bulk : ndarray, shape (...)
+        The ESS of the normal scores of the ranks of the split chains.
+    ess_tail : ndarray, shape (...)
+        The smaller ESS of the indicators of the two quantiles ``tail_probs``.
     """
-    return _cellwise(_one_rhat, x, 1)[0]
-
-
-def ess_bulk(x: np.ndarray) -> np.ndarray:
-    """Bulk ESS: the ESS of the normal scores of the ranks of the split chains.
-
-    Parameters
-    ----------
-    x : ndarray, shape (..., chain, draw)
-
-    Returns
-    -------
-    ndarray, shape (...)
-    """
-    return _cellwise(_one_ess_bulk, x, 1)[0]
-
-
-def ess_tail(x: np.ndarray, probs: tuple[float, float] = TAIL_PROBS) -> np.ndarray:
-    """Tail ESS: the smaller ESS of the indicators of the two quantiles ``probs``.
-
-    Parameters
-    ----------
-    x : ndarray, shape (..., chain, draw)
-    probs : (float, float)
-        Quantile probabilities, :data:`TAIL_PROBS` by default.
-
-    Returns
-    -------
-    ndarray, shape (...)
-    """
-
-    def one(chunk: np.ndarray) -> tuple[np.ndarray]:
-        chunk, bad = _prepare(chunk, min_chains=1)
-        out = _ess_tail(chunk, probs)
-        out[bad] = np.nan
-        return (out,)
-
-    return _cellwise(one, x, 1)[0]
-
-
-def diagnostics(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """R-hat, bulk ESS and tail ESS at once, ranking the draws once for the first two.
-
-    Parameters
-    ----------
-    x : ndarray, shape (..., chain, draw)
-
-    Returns
-    -------
-    rhat, ess_bulk, ess_tail : ndarray, shape (...)
-        As :func:`rhat`, :func:`ess_bulk` and :func:`ess_tail`.
-    """
-    r, bulk, tail = _cellwise(_all, x, 3)
+    r, bulk, tail = _cellwise(lambda chunk: _all(chunk, tail_probs), x, 3)
     return r, bulk, tail
