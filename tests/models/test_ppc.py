@@ -9,10 +9,16 @@ flag. The oracle is the construction of the data, not the code's own output.
 import numpy as np
 import pytest
 
-from judgestats.models import HierarchicalConfig
+from judgestats.models import HierarchicalConfig, ppc
 from judgestats.models.base import FitData
 from judgestats.models.layout import build_layout
-from judgestats.models.ppc import PredictiveChecks, _mid_p, misfits, pattern_name
+from judgestats.models.ppc import (
+    PredictiveChecks,
+    _mid_p,
+    _replicated_matches,
+    misfits,
+    pattern_name,
+)
 from judgestats.schema import Verdict
 from judgestats.simulate import simulate, small_cohort
 
@@ -88,7 +94,11 @@ def test_twins_agree_beyond_their_shares(cohort):
     _, _, hi = out["agreement_replicated"].values
     assert np.all(obs > hi)
     assert np.all(out["ppc_agreement"].values < 0.01)
-    assert any("inter-judge agreement" in line for line in misfits(out))
+    flagged = [line for line in misfits(out) if "inter-judge agreement" in line]
+    assert flagged
+    # a p-value of 0 is said to be below what the replicates can show, not 0
+    assert out.attrs["replicates"] == N_DRAW
+    assert all(f"no replicate of {N_DRAW} as extreme: p < " in line for line in flagged)
     # without the twins, the same judges' agreement is typical of their shares
     data, layout = _fit_data(cohort)
     plain = _checks(data, layout, _own_shares)
@@ -120,3 +130,44 @@ def test_a_shared_random_order_is_design_not_agreement():
     data, layout = _fit_data(ds)
     out = _checks(data, layout, _own_shares)
     assert out["ppc_agreement"].item() > 0.01
+
+
+def test_replicated_matches_against_a_judge_by_judge_simulation():
+    """Mean: the closed form sum over pairs of sum_k theta_jk theta_lk; variance: a loop.
+
+    Three judges share one peaked distribution, so pairs sharing a judge are
+    positively correlated: the variance exceeds that of independent pairs.
+    """
+    rng = np.random.default_rng(0)
+    base = np.array([0.7, 0.2, 0.1])
+    theta = np.broadcast_to(base, (4000, 3, 3)).copy()
+    shown = np.ones((3, 10), dtype=bool)
+    shown[2, :4] = False
+    m = _replicated_matches(theta, shown, rng)
+    q = float(base @ base)
+    pairs = shown.astype(float) @ shown.T.astype(float)
+    n_pairs = pairs[np.triu_indices(3, 1)].sum()
+    assert m.mean() == pytest.approx(n_pairs * q, abs=4 * m.std() / np.sqrt(len(m)))
+    loop = np.random.default_rng(1)
+    sims = []
+    for _ in range(4000):
+        total = 0
+        for item in range(10):
+            ks = [loop.choice(3, p=base) for j in range(3) if shown[j, item]]
+            total += sum(a == b for x, a in enumerate(ks) for b in ks[x + 1 :])
+        sims.append(total)
+    se = m.var() * np.sqrt(2 / len(m))  # sd of a sample variance, near normal
+    assert m.var() == pytest.approx(np.var(sims), abs=4 * se)
+    assert m.var() > 1.2 * n_pairs * q * (1 - q)  # independent pairs: too narrow
+
+
+def test_both_ways_of_finding_a_replicated_pattern_agree(monkeypatch):
+    """Comparing with every cumulative share and the binary search: the same patterns."""
+    rng = np.random.default_rng(3)
+    theta = rng.dirichlet(np.full(40, 0.3), size=(200, 5))
+    shown = rng.random((5, 7)) < 0.7
+    by_search = ppc._replicated_matches(theta, shown, np.random.default_rng(4))
+    monkeypatch.setattr(ppc, "_FEW_PATTERNS", 64)
+    by_comparison = ppc._replicated_matches(theta, shown, np.random.default_rng(4))
+    assert by_search.sum() > 0
+    np.testing.assert_array_equal(by_search, by_comparison)

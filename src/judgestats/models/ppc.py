@@ -14,8 +14,10 @@ compared with the items observed:
 * **inter-judge agreement**, benchmark by benchmark: the share of (item, pair of
   judges) on which two judges gave the same verdict pattern, among the items both
   judges saw in the same design (the same (order, run) cells: a benchmark that shows
-  each item in one random order shows it so to every judge), replicated with each
-  judge's pattern distribution given that design; two-sided mid-p. The
+  each item in one random order shows it so to every judge), replicated by drawing
+  every judge's pattern on every item from its distribution given that design and
+  counting the matching pairs (two pairs that share a judge share its draw, as in
+  the data); two-sided mid-p. The
   likelihood treats judges as independent given their pattern distributions, so an
   observed agreement above the replicated one is the signature of what the items
   share (difficulty, an ambiguous pair) and the model does not explain; the draws of
@@ -26,8 +28,11 @@ Items replicated into a tree's novel leaf count as a pattern never seen and carr
 the base measure's mean features. A check is flagged when its p-value is below
 :data:`MISFIT_LEVEL` divided by the number of checks of the fit (Bonferroni: a fit
 of 65 judges on 11 benchmarks makes about 5,000 checks, and 1% of them would fall
-below 0.01 by chance alone). The figures of the observed and replicated pattern
-shares, pooled over judges, are kept for the report.
+below 0.01 by chance alone). With ``S`` replicates no p-value below ``1 / S`` can be
+shown, so where the level is below that, a flagged check is one with no replicate as
+extreme, and its message says so rather than calling its p-value 0. The figures of
+the observed and replicated pattern shares, pooled over judges, are kept for the
+report.
 """
 
 from __future__ import annotations
@@ -91,6 +96,55 @@ def _mid_p(rep: np.ndarray, obs: np.ndarray) -> np.ndarray:
     """Two-sided mid-p of ``obs`` among the replicates ``rep`` (axis 0 = draws)."""
     above = (rep > obs).mean(0) + 0.5 * (rep == obs).mean(0)
     return np.minimum(1.0, 2 * np.minimum(above, 1 - above))
+
+
+#: Up to this many patterns a replicated pattern is found by comparing with every
+#: cumulative share (faster than a binary search, which wins for more).
+_FEW_PATTERNS = 32
+
+
+def _replicated_matches(
+    theta: np.ndarray, shown: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Pairs of judges giving the same replicated pattern, summed over items, per draw.
+
+    Every judge's pattern on every item it was shown is drawn from its own pattern
+    distribution of the draw, as the model has it (judges independent given their
+    distributions), and the matching pairs are counted item by item; pairs sharing a
+    judge share its draw, as in the data.
+
+    Parameters
+    ----------
+    theta : ndarray, shape (draw, judge, K)
+        Pattern probabilities (rows sum to 1).
+    shown : ndarray of bool, shape (judge, item)
+        Whether the judge was shown the item in this design.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (draw,)
+    """
+    n_draw, n_judge, n_k = theta.shape
+    cdf = np.cumsum(theta, -1)
+    cdf[..., -1] = 1.0
+    u = rng.random((n_draw, n_judge, shown.shape[1]))
+    if n_k <= _FEW_PATTERNS:  # the pattern: how many cumulative shares are <= u
+        k = (cdf[:, :, None, :] <= u[..., None]).sum(-1)
+    else:  # one search over every (draw, judge) row at once: row r's cdf shifted by r
+        offset = np.arange(n_draw * n_judge, dtype=float).reshape(n_draw, n_judge, 1)
+        flat = (cdf + offset).ravel()
+        k = np.searchsorted(flat, (u + offset).ravel(), side="right").reshape(u.shape)
+        k = k - (offset * n_k).astype(np.int64)  # the pattern within the row
+    # a judge not shown the item gets a value of its own: it matches no one
+    k = np.where(shown[None], k, -1 - np.arange(n_judge)[None, :, None])
+    k = np.sort(k.transpose(0, 2, 1), axis=-1)  # (draw, item, judge): equal ones adjacent
+    position = np.arange(n_judge)
+    starts = np.ones(k.shape, dtype=bool)
+    starts[..., 1:] = k[..., 1:] != k[..., :-1]
+    run_start = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    # the places of a run's elements within it, 0 to L - 1, sum to L (L - 1) / 2
+    return (position - run_start).sum((1, 2)).astype(float)
 
 
 class PredictiveChecks:
@@ -192,19 +246,18 @@ class PredictiveChecks:
         for d in np.unique(shown[shown >= 0]):
             # items both judges saw in design d (one random order per item, shared by
             # the judges, is a design, not agreement): matches among its patterns only
-            both = (shown[i] == d) & (shown[j] == d)
-            common = both.sum(1)  # (pair,)
-            if not common.any():
+            in_d = shown == d  # (judge, item)
+            judges, items = np.flatnonzero(in_d.any(1)), np.flatnonzero(in_d.sum(0) >= 2)
+            if not items.size:
                 continue
-            same = ((pat[i] == pat[j]) & both).sum(1)
-            theta_d = seen[..., design == d]
+            theta_d = seen[:, judges][..., design == d]
             theta_d = theta_d / np.maximum(theta_d.sum(-1, keepdims=True), 1e-300)
-            match = np.einsum("djk,dlk->djl", theta_d, theta_d)[:, i, j]  # (draw, pair)
-            replicated = rng.binomial(common[None], np.clip(match, 0, 1)).sum(1)
+            replicated = _replicated_matches(theta_d, in_d[np.ix_(judges, items)], rng)
             self._agree_rep[chain, draws, bi] += replicated
             if chain == 0 and not draws.start:  # observed once
-                self._agree_obs[bi] += same.sum()
-                self._agree_n[bi] += common.sum()
+                both = (shown[i] == d) & (shown[j] == d)
+                self._agree_obs[bi] += ((pat[i] == pat[j]) & both).sum()
+                self._agree_n[bi] += both.sum()
 
     def dataset(self) -> xr.Dataset:
         """Return the checks' p-values and the figures the report draws.
@@ -279,6 +332,7 @@ class PredictiveChecks:
                 "quantile": q,
                 "top": np.arange(TOP_PATTERNS),
             },
+            attrs={"replicates": int(self._ft_rep.shape[0] * self._ft_rep.shape[1])},
         )
 
 
@@ -292,6 +346,15 @@ def misfit_level(predictive: xr.Dataset) -> float:
     :data:`MISFIT_LEVEL` over the number of checks of the fit (Bonferroni).
     """
     return MISFIT_LEVEL / max(_n_checks(predictive), 1)
+
+
+def _p_text(p: float, replicates: int | None) -> str:
+    """Return a p-value in words: one of 0 is only below what the replicates show."""
+    if p > 0:
+        return f"p = {p:.2g}"
+    if not replicates:
+        return "no replicate as extreme"
+    return f"no replicate of {replicates} as extreme: p < {1 / replicates:.1g}"
 
 
 def misfits(predictive: xr.Dataset) -> list[str]:
@@ -323,7 +386,8 @@ def misfits(predictive: xr.Dataset) -> list[str]:
                 (
                     value,
                     f"posterior predictive check: {what_here} on {place} misfit "
-                    f"(p = {value:.2g} < {level:.2g}, {MISFIT_LEVEL} over {n} checks)",
+                    f"({_p_text(value, predictive.attrs.get('replicates'))}; level "
+                    f"{level:.2g}: {MISFIT_LEVEL} over {n} checks)",
                 )
             )
     return [line for _, line in sorted(found)]
