@@ -98,6 +98,8 @@ def _mid_p(rep: np.ndarray, obs: np.ndarray) -> np.ndarray:
     return np.minimum(1.0, 2 * np.minimum(above, 1 - above))
 
 
+#: (draw, judge, item) elements replicated at once: bounds the memory of a replicate.
+_BLOCK_ELEMENTS = 2**21
 #: Up to this many patterns a replicated pattern is found by comparing with every
 #: cumulative share (faster than a binary search, which wins for more).
 _FEW_PATTERNS = 32
@@ -125,6 +127,13 @@ def _replicated_matches(
     -------
     ndarray, shape (draw,)
     """
+    step = max(1, _BLOCK_ELEMENTS // max(theta.shape[1] * shown.shape[1], 1))
+    blocks = [_matches(theta[a : a + step], shown, rng) for a in range(0, len(theta), step)]
+    return np.concatenate(blocks)
+
+
+def _matches(theta: np.ndarray, shown: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """:func:`_replicated_matches` of one block of draws."""
     n_draw, n_judge, n_k = theta.shape
     cdf = np.cumsum(theta, -1)
     cdf[..., -1] = 1.0
