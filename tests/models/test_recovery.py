@@ -112,6 +112,7 @@ def calibration_coverage():
     return np.concatenate(hits).mean()
 
 
+@pytest.mark.calibration  # ten hierarchical fits, about 3 minutes: kept out of CI's 15
 def test_hierarchical_calibration_on_a_smaller_run(calibration_coverage):
     """90% intervals cover within 82-97% (85-95% widened by the correlation of the
     intervals of one replicate, which share its hyper-parameters)."""
