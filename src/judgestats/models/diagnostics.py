@@ -67,14 +67,6 @@ def _median(x: np.ndarray) -> np.ndarray:
     return np.median(x.reshape(*x.shape[:-2], -1), axis=-1)[..., None, None]
 
 
-def _invalid(x: np.ndarray, min_chains: int) -> np.ndarray:
-    """Cells whose diagnostics are NaN: a NaN draw, or too few chains or draws."""
-    bad = np.isnan(x).any(axis=(-2, -1))
-    if x.shape[-2] < min_chains or x.shape[-1] < _MIN_DRAWS:
-        bad = np.ones_like(bad)
-    return bad
-
-
 def _autocov(x: np.ndarray) -> np.ndarray:
     """Autocovariance at every lag along the last axis (FFT, divided by n)."""
     n = x.shape[-1]
@@ -119,12 +111,6 @@ def _ess(x: np.ndarray) -> np.ndarray:
     return np.where(constant, float(size), out)
 
 
-def _prepare(x: np.ndarray, min_chains: int) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(x, dtype=float)
-    bad = _invalid(x, min_chains)
-    return np.where(bad[..., None, None], 0.0, x), bad
-
-
 def _rhat(split: np.ndarray, bulk_z: np.ndarray) -> np.ndarray:
     bulk = _rhat_basic(bulk_z)
     tail = _rhat_basic(_z_scale(np.abs(split - _median(split))))
@@ -142,30 +128,18 @@ def _ess_tail(x: np.ndarray, probs: tuple[float, float]) -> np.ndarray:
     return np.minimum(*out)
 
 
-def _cellwise(fn, x: np.ndarray, n_out: int) -> tuple[np.ndarray, ...]:
-    """Apply ``fn`` to chunks of the cells of ``x`` in threads; NaN when too short."""
-    x = np.asarray(x, dtype=float)
-    shape = x.shape[:-2]
-    flat = x.reshape(-1, *x.shape[-2:])
-    if x.shape[-1] < _MIN_DRAWS or not len(flat):
-        return tuple(np.full(shape, np.nan) for _ in range(n_out))
-    chunks = [flat[i : i + _CHUNK] for i in range(0, len(flat), _CHUNK)]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        parts = thread_map(fn, chunks)
-    return tuple(np.concatenate(p).reshape(shape) for p in zip(*parts, strict=True))
-
-
-def _all(x: np.ndarray, tail_probs: tuple[float, float]) -> tuple[np.ndarray, ...]:
-    x, bad = _prepare(x, min_chains=1)
+def _chunk(x: np.ndarray, tail_probs: tuple[float, float]) -> tuple[np.ndarray, ...]:
+    """Return the three diagnostics of a chunk of cells ``(cell, chain, draw)``."""
+    bad = np.isnan(x).any(axis=(-2, -1))  # a cell with a NaN draw is not diagnosed
+    x = np.where(bad[..., None, None], 0.0, x)
     split = _split(x)
     bulk_z = _z_scale(split)
-    r = _rhat(split, bulk_z)
-    r[bad | (x.shape[-2] < 2)] = np.nan  # R-hat needs two chains
-    bulk = _ess(bulk_z)
-    tail = _ess_tail(x, tail_probs)
-    bulk[bad] = np.nan
-    tail[bad] = np.nan
-    return r, bulk, tail
+    # R-hat compares chains: it needs two before they are split
+    r = _rhat(split, bulk_z) if x.shape[-2] >= 2 else np.full(bad.shape, np.nan)
+    out = (r, _ess(bulk_z), _ess_tail(x, tail_probs))
+    for value in out:
+        value[bad] = np.nan
+    return out
 
 
 def diagnostics(
@@ -189,5 +163,13 @@ def diagnostics(
     ess_tail : ndarray, shape (...)
         The smaller ESS of the indicators of the two quantiles ``tail_probs``.
     """
-    r, bulk, tail = _cellwise(lambda chunk: _all(chunk, tail_probs), x, 3)
+    x = np.asarray(x, dtype=float)
+    shape = x.shape[:-2]
+    flat = x.reshape(-1, *x.shape[-2:])
+    if x.shape[-1] < _MIN_DRAWS or not len(flat):
+        return np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
+    chunks = [flat[i : i + _CHUNK] for i in range(0, len(flat), _CHUNK)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        parts = thread_map(lambda chunk: _chunk(chunk, tail_probs), chunks)
+    r, bulk, tail = (np.concatenate(p).reshape(shape) for p in zip(*parts, strict=True))
     return r, bulk, tail
