@@ -109,3 +109,17 @@ def test_a_dataset_too_large_for_memory_names_its_size_and_the_way_out(
     assert message.endswith(
         "or import the logs in parts (fewer judges, benchmarks or runs per dataset)"
     )
+
+
+@pytest.mark.parametrize("kinds", [("str", "str", "str"), ("str", "category", "str")])
+def test_text_columns_of_many_files_get_codes_in_order_of_first_appearance(kinds):
+    """One factorisation of all files' text, or one per file: the same codes."""
+    from judgestats.io._assemble import _union
+
+    values = [["b", "a", None, "b"], ["c", "a"], ["a", None, "d", "c"]]
+    columns = [pd.Series(v, dtype=k) for v, k in zip(values, kinds, strict=True)]
+    got = _union(columns)
+    flat = [v for vs in values for v in vs]
+    assert list(got.categories) == ["b", "a", "c", "d"]  # first appearance over the files
+    assert [None if pd.isna(v) else v for v in got] == flat
+    assert got.codes.tolist() == [-1 if v is None else "bacd".index(v) for v in flat]

@@ -153,6 +153,10 @@ def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
         and columns[0].cat.categories.dtype == "str"
     ):
         return columns[0].array  # one file's text categorical: its codes are the codes
+    if len(columns) > 1 and all(c.dtype == "str" for c in columns):
+        # Text (not categorical) in every file, as many small files give it: one
+        # factorisation of all rows instead of one per file; same codes and categories.
+        columns = [pd.concat(columns, ignore_index=True)]
     parts = [codes_of(c) for c in columns]
     values = [values_of(u) for _, u in parts]
     categories = pd.Index(pd.unique(np.concatenate(values)) if values else [], dtype="str")
@@ -178,7 +182,8 @@ def _stack(
         if all(c in f for f in frames)
         and (c in coded or any(isinstance(f[c].dtype, pd.CategoricalDtype) for f in frames))
     ]
-    out = pd.concat([f.drop(columns=coded) for f in frames], ignore_index=True)
+    skip = set(coded)
+    out = pd.concat([f[[c for c in f.columns if c not in skip]] for f in frames], ignore_index=True)
     for c in coded:
         out[c] = _union([f[c] for f in frames])
     names = pd.Index(list(dict.fromkeys(files)), dtype="str")

@@ -210,6 +210,17 @@ def _decode_whole(path: Path) -> str:
         ) from None
 
 
+def _decode(data: bytes) -> tuple[str, bool]:
+    """Return UTF-8 ``data`` as text (undecodable bytes kept as surrogates) and whether it is clean.
+
+    A clean text (checked in one strict decode) needs no record searched for a bad byte.
+    """
+    try:
+        return data.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="surrogateescape"), False
+
+
 def _bad_text(path: Path, text: str, start: int, end: int) -> Reject | None:
     """Return a reject for the first undecodable byte in ``text[start:end]``, if any."""
     m = _BAD_BYTE.search(text, start, end)
@@ -268,7 +279,7 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
     LogFormatError
         If the file is empty or not a JSON array.
     """
-    text = read_bytes(path).decode("utf-8", errors="surrogateescape")
+    text, clean = _decode(read_bytes(path))
     numbers = _Numbers()
     i = _skip_ws(text, 0)
     if text[i : i + 1] != "[":
@@ -306,7 +317,7 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, dict[str, Any] | Reject]]
             yield line, Reject(str(path), line, why)
             return
         problem = numbers.problem()
-        undecodable = _bad_text(path, text, i, end)
+        undecodable = None if clean else _bad_text(path, text, i, end)
         if undecodable is not None:
             yield line, undecodable
         elif problem is not None:

@@ -20,6 +20,7 @@ import xarray as xr
 
 from judgestats.features import FEATURES
 from judgestats.metrics.formulas import DIRECTION, REGISTRY, denominators, derive
+from judgestats.parallel import THREADS, thread_map
 from judgestats.thresholds import PAPER
 
 __all__ = [
@@ -282,7 +283,11 @@ def derived_quantities(
     x = features.transpose(*_SAMPLE, "judge", "benchmark", "feature").values
     if x.shape[-1] != len(FEATURES):
         raise ValueError(f"features has {x.shape[-1]} entries on 'feature', need {len(FEATURES)}")
-    metrics = derive(_feature_major(x))
+    # Every draw is its own computation: blocks of draws in threads (numpy's array
+    # work releases the GIL), joined in draw order.
+    blocks = np.array_split(np.arange(x.shape[1]), min(THREADS, x.shape[1]))
+    parts = thread_map(lambda d: derive(_feature_major(x[:, d[0] : d[-1] + 1])), blocks)
+    metrics = {k: np.concatenate([p[k] for p in parts], axis=1) for k in parts[0]}
     _supported(metrics, support)
     dims = (*_SAMPLE, "judge", "benchmark")
     secondary = _metric_formulas()

@@ -223,7 +223,7 @@ def trait_mask(lay: Layout) -> np.ndarray:
     return present[:, :, None] & loaded[None]
 
 
-def _traits(lay: Layout, trait_sd, mask, n_masked):
+def _traits(trait_sd, mask: np.ndarray):
     """Judge traits, shape (judge, cell, trait), partially pooled within each cell.
 
     A judge's trait in a cell is ``Normal(0, trait_sd[cell, trait])`` (``trait_sd`` is
@@ -232,8 +232,9 @@ def _traits(lay: Layout, trait_sd, mask, n_masked):
     and a shift of every trait by the same amount (which the likelihood cannot tell
     from a shift of ``eta``) is not a direction the sampler has to explore along a
     ridge shared with ``eta``. Traits without loadings in a cell, and judges without
-    items in it, are fixed at 0 (``mask``, with ``n_masked`` the judges it keeps per
-    cell and trait, at least 1).
+    items in it, are fixed at 0 and are not parameters at all (``mask``, from
+    :func:`trait_mask`): on LLMBar they are 42% of the (judge, cell, trait) grid,
+    whose standard-normal dimensions would only lengthen every NUTS trajectory.
 
     Non-centred (``sd * z``), chosen by data size: the traits of judges differ by
     about as much as the items of one judge can resolve (on simulated cohorts with
@@ -243,12 +244,15 @@ def _traits(lay: Layout, trait_sd, mask, n_masked):
     about 10 where this one reaches hundreds.
     """
     import pymc as pm
+    import pytensor.tensor as pt
 
-    n_judges, n_cells = lay.counts.shape[0], len(lay.blocks)
-    z = pm.Normal("trait_z", 0.0, 1.0, shape=(n_judges, n_cells, len(TRAITS)))
-    u = trait_sd * z * mask
-    mean = u.sum(0) / n_masked
-    return (u - mean) * mask
+    at = np.flatnonzero(mask.ravel())
+    z = pm.Normal("trait_z", 0.0, 1.0, shape=len(at))
+    sd = pt.broadcast_to(trait_sd[None], mask.shape).ravel()
+    u = pt.zeros(mask.size)[at].set(sd[at] * z).reshape(mask.shape)
+    keep = mask.astype(float)  # 0/1: PyTensor's rewrites refuse bool products
+    mean = u.sum(0) / np.maximum(mask.sum(0), 1)
+    return (u - mean) * keep
 
 
 def _rising_data(name: str, k: np.ndarray) -> dict[str, np.ndarray]:
@@ -288,9 +292,9 @@ def count_data(lay: Layout) -> dict[str, np.ndarray]:
     """Everything the PyMC model takes from the counts, by the name of its ``pm.Data``.
 
     The (judge, split) pairs with items, the index sets of their beta-binomial terms,
-    the trait loadings and the trait mask. Two layouts with the same
-    :meth:`~judgestats.models.layout.Layout.structure` give one compiled model, filled
-    with this data.
+    and the trait loadings. Two layouts with the same
+    :meth:`~judgestats.models.layout.Layout.structure` and :func:`trait_mask` (which
+    traits are parameters) give one compiled model, filled with this data.
 
     Parameters
     ----------
@@ -303,13 +307,10 @@ def count_data(lay: Layout) -> dict[str, np.ndarray]:
     succ, rest = lay.split_counts(lay.counts)  # (judge, split)
     jj, ss = np.nonzero(succ + rest)
     succ, rest = succ[jj, ss], rest[jj, ss]
-    mask = trait_mask(lay)
     out = {
         "pair_judge": jj,
         "pair_split": ss,
         "loadings": lay.loadings,
-        "trait_mask": mask.astype(float),  # 0/1: PyTensor's rewrites refuse bool products
-        "trait_judges": np.maximum(mask.sum(0), 1),
     }
     for name, k in (("succ", succ), ("rest", rest), ("total", succ + rest)):
         out |= _rising_data(name, k)
@@ -379,6 +380,7 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
 
     lay = build_layout(data, config.rare_per_judge)
     values = count_data(lay)
+    mask = trait_mask(lay)  # which traits are parameters: part of the structure
     with pm.Model() as model:
         if config.reuse_compiled:  # counts swapped into the compiled model
             d = {name: pm.Data(name, value) for name, value in values.items()}
@@ -390,9 +392,7 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
         trait_sd = pm.HalfNormal(
             "trait_sd", scale * config.trait_sigma, shape=(lay.n_benchmarks, len(TRAITS))
         )[cell_benchmark]
-        trait = pm.Deterministic(
-            "trait", _traits(lay, trait_sd, d["trait_mask"], d["trait_judges"])
-        )
+        trait = pm.Deterministic("trait", _traits(trait_sd, mask))
         shift = (trait[:, lay.split_cell, :] * d["loadings"]).sum(-1)  # (judge, split)
         logit = eta + shift
         # Pooling strengths are themselves pooled across the splits of a level: a
@@ -422,7 +422,8 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
             _log_rising(a, "succ", d) + _log_rising(b, "rest", d) - _log_rising(a + b, "total", d)
         )
         pm.Potential("dirichlet_multinomial", log_lik)
-    structure = f"{lay.structure()}:{_prior_key(config)}"
+    traits = hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
+    structure = f"{lay.structure()}:{traits}:{_prior_key(config)}"
     if not config.reuse_compiled:  # the counts are part of the graph
         digest = hashlib.sha256(
             b"".join(np.ascontiguousarray(v).tobytes() for v in values.values())

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -157,34 +158,38 @@ def write_report(
     progress = progress or Progress()
     out = Path(out_dir)
     table = summary_table(result)
-    with progress.stage("drawing the plots"):
-        images = figures(result, table, plan=plan)
     # Written into a folder beside ``out`` and moved in when complete: an interrupted
-    # run leaves the previous report (or none), never a partial one.
+    # run leaves the previous report (or none), never a partial one. posterior.nc is
+    # written in a thread meanwhile: its compression runs outside the interpreter
+    # lock, beside the figures, which hold it.
     with (
-        progress.stage(f"writing the report into {out}"),
         atomic_output(out, folder_of=REPORT_FILES) as tmp,
+        ThreadPoolExecutor(1, thread_name_prefix="posterior") as writer,
     ):
         tmp.mkdir(parents=True)
-        files = {"html": tmp / "index.html", "tex": tmp / "tables.tex"}
-        files["csv"], files["json"] = write_summary(result, tmp, table)
-        if plan is not None:  # the plan's numbers
-            from judgestats.report.plan import add_to_summary
+        posterior = writer.submit(save_posterior, tree, tmp / "posterior.nc")
+        with progress.stage("drawing the plots"):
+            images = figures(result, table, plan=plan)
+        with progress.stage(f"writing the report into {out}"):
+            files = {"html": tmp / "index.html", "tex": tmp / "tables.tex"}
+            files["csv"], files["json"] = write_summary(result, tmp, table)
+            if plan is not None:  # the plan's numbers
+                from judgestats.report.plan import add_to_summary
 
-            add_to_summary(files["json"], plan)
-        files["tex"].write_text(latex_tables(result, table))
-        page = render_html(
-            result,
-            table,
-            images,
-            tree=tree,
-            import_report=import_report,
-            data_summary=data_summary,
-            title=title,
-            plan=plan,
-        )
-        files["html"].write_text(page, encoding="utf-8")
-        files["posterior"] = save_posterior(tree, tmp / "posterior.nc")
+                add_to_summary(files["json"], plan)
+            files["tex"].write_text(latex_tables(result, table))
+            page = render_html(
+                result,
+                table,
+                images,
+                tree=tree,
+                import_report=import_report,
+                data_summary=data_summary,
+                title=title,
+                plan=plan,
+            )
+            files["html"].write_text(page, encoding="utf-8")
+            files["posterior"] = posterior.result()
     files = {k: out / v.name for k, v in files.items()}
     return {k: files[k] for k in ("html", "csv", "json", "tex", "posterior")}
 
