@@ -160,9 +160,7 @@ def from_table(
         for j, v in enumerate(verdicts[: table.shape[1]]):
             human += [int(h)] * int(table[i, j])
             verdict += [int(v)] * int(table[i, j])
-    return make_judgments(
-        np.array(verdict)[None, :, None, None], np.array(human), orders=["AB"]
-    )
+    return make_judgments(np.array(verdict)[None, :, None, None], np.array(human), orders=["AB"])
 
 
 def judgments(

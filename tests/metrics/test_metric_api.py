@@ -416,6 +416,7 @@ def test_agreement_with_each_human_vote_beside_the_consensus():
     pairs = [(v, h) for v, row in zip(verdicts, votes, strict=True) for h in row]
     s1 = np.mean([v == h for v, h in pairs])
     s2 = np.mean([v == h for v, h in pairs if v != TIE and h != TIE])
+
     def judge(metric):
         return float(res.value.sel(judge="j", metric=metric).squeeze())
 

@@ -1,6 +1,5 @@
 """The seed-002 preset: size, timing, and true values inside the published ranges."""
 
-
 import numpy as np
 import pytest
 

@@ -109,6 +109,7 @@ _EDGES = np.cumsum([0, *(len(fam.FEATURES) for fam in _FAMILIES)]).tolist()
 #: Where each family's features sit on the feature axis.
 _SLICES: list[slice] = [slice(a, b) for a, b in pairwise(_EDGES)]
 
+
 class _Joined(Mapping[str, str]):
     """A live, read-only union of one mapping of every metric family, in family order."""
 

@@ -41,6 +41,7 @@ from judgestats.tally import LABEL_CODES, BenchmarkTally
 
 __all__ = ["ExactConfig", "ExactModel"]
 
+
 @dataclass(frozen=True)
 class ExactConfig:
     """Settings of the exact tier.

@@ -29,8 +29,10 @@ the base measure's mean features. A check is flagged when its p-value is below
 :data:`MISFIT_LEVEL` divided by the number of checks of the fit (Bonferroni: a fit
 of 65 judges on 11 benchmarks makes about 5,000 checks, and 1% of them would fall
 below 0.01 by chance alone). With ``S`` replicates no p-value below ``1 / S`` can be
-shown, so where the level is below that, a flagged check is one with no replicate as
-extreme, and its message says so rather than calling its p-value 0. The figures of
+shown, so where the level is below that, a check with no replicate as extreme is
+flagged only when a normal approximation of its replicates (the statistics are sums
+over many items) puts its p-value below the level too (``ppc_* + TAIL``); its message
+gives both, rather than calling its p-value 0. The figures of
 the observed and replicated pattern shares, pooled over judges, are kept for the
 report.
 """
@@ -50,8 +52,10 @@ from judgestats.tally import LABEL_CODES, BenchmarkTally
 __all__ = [
     "CHECKS",
     "MISFIT_LEVEL",
+    "TAIL",
     "TOP_PATTERNS",
     "PredictiveChecks",
+    "flagged",
     "misfit_level",
     "misfits",
     "pattern_name",
@@ -66,6 +70,10 @@ CHECKS = {
 
 #: Family-wise level of the checks of one fit (Bonferroni over its checks).
 MISFIT_LEVEL = 0.01
+#: Suffix of a check's p-value by a normal approximation of its replicates.
+TAIL = "_normal"
+#: Below this, a normal-approximation p-value is given as a bound, not a value.
+_SMALLEST_P = 1e-12
 #: Patterns (pooled over judges) whose observed and replicated shares are kept.
 TOP_PATTERNS = 8
 #: Quantiles of the replicated statistics kept for the report.
@@ -96,6 +104,22 @@ def _mid_p(rep: np.ndarray, obs: np.ndarray) -> np.ndarray:
     """Two-sided mid-p of ``obs`` among the replicates ``rep`` (axis 0 = draws)."""
     above = (rep > obs).mean(0) + 0.5 * (rep == obs).mean(0)
     return np.minimum(1.0, 2 * np.minimum(above, 1 - above))
+
+
+def _normal_p(rep: np.ndarray, obs: np.ndarray | float, two_sided: bool) -> np.ndarray:
+    """Return :func:`_mid_p` (two-sided) or ``P(rep >= obs)`` by a normal approximation.
+
+    The replicates (axis 0) are taken as normal with their own mean and sd: the tail
+    beyond what ``S`` replicates resolve. A zero spread gives 0 where ``obs`` differs
+    from the replicates and 1 where not.
+    """
+    from scipy.special import ndtr
+
+    mean, sd = rep.mean(0), rep.std(0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (mean - obs) / sd
+    z = np.where(sd > 0, z, np.where(mean == obs, 0.0, np.copysign(np.inf, mean - obs)))
+    return np.minimum(1.0, 2 * ndtr(-np.abs(z))) if two_sided else ndtr(z)
 
 
 #: (draw, judge, item) elements replicated at once: bounds the memory of a replicate.
@@ -284,9 +308,12 @@ class PredictiveChecks:
         data = self.data
         n_b = len(data.benchmarks)
         flat = (-1, *self._ft_obs.shape[2:])
-        ft = (self._ft_rep.reshape(flat) >= self._ft_obs.reshape(flat)).mean(0)
+        excess = self._ft_rep.reshape(flat) - self._ft_obs.reshape(flat)
+        ft = (excess >= 0).mean(0)
+        ft_tail = _normal_p(excess, 0.0, two_sided=False)
         rep = self._trait_rep.reshape(-1, *self._trait_rep.shape[2:])
         trait = _mid_p(rep, self._trait_obs[None])
+        trait_tail = _normal_p(rep, self._trait_obs, two_sided=True)
         items = np.zeros((len(data.judges), n_b))
         names = np.full((n_b, TOP_PATTERNS), "", dtype=object)
         share_obs = np.full((n_b, TOP_PATTERNS), np.nan)
@@ -299,13 +326,16 @@ class PredictiveChecks:
             share_obs[bi, : top.size] = pooled[top] / total[bi]
             names[bi, : top.size] = [pattern_name(bt.patterns[k], bt.orders) for k in top]
         absent = ~self._present
-        ft[absent] = np.nan
-        trait[absent] = np.nan
+        ft[absent], ft_tail[absent] = np.nan, np.nan
+        trait[absent], trait_tail[absent] = np.nan, np.nan
         with np.errstate(invalid="ignore", divide="ignore"):
             per_item = items[..., None]
             agree_rep = self._agree_rep.reshape(-1, n_b) / self._agree_n
             agree_obs = self._agree_obs / self._agree_n
             agreement = np.where(self._agree_n > 0, _mid_p(agree_rep, agree_obs[None]), np.nan)
+            agreement_tail = np.where(
+                self._agree_n > 0, _normal_p(agree_rep, agree_obs, two_sided=True), np.nan
+            )
             share_rep = self._top_rep.reshape(-1, n_b, TOP_PATTERNS) / total[:, None]
             trait_rep_q = np.quantile(rep / per_item, _QUANTILES, axis=0)
             trait_obs = self._trait_obs / per_item
@@ -317,6 +347,14 @@ class PredictiveChecks:
                 "ppc_patterns": (("judge", "benchmark"), ft),
                 "ppc_trait": (("judge", "benchmark", "trait"), trait),
                 "ppc_agreement": (("benchmark",), agreement),
+                **{
+                    f"{name}{TAIL}": (dims, value)
+                    for name, dims, value in (
+                        ("ppc_patterns", ("judge", "benchmark"), ft_tail),
+                        ("ppc_trait", ("judge", "benchmark", "trait"), trait_tail),
+                        ("ppc_agreement", ("benchmark",), agreement_tail),
+                    )
+                },
                 "trait_observed": (("judge", "benchmark", "trait"), trait_obs),
                 "trait_replicated": (
                     ("quantile", "judge", "benchmark", "trait"),
@@ -357,13 +395,33 @@ def misfit_level(predictive: xr.Dataset) -> float:
     return MISFIT_LEVEL / max(_n_checks(predictive), 1)
 
 
-def _p_text(p: float, replicates: int | None) -> str:
+def _p_text(p: float, replicates: int | None, tail: float | None = None) -> str:
     """Return a p-value in words: one of 0 is only below what the replicates show."""
     if p > 0:
         return f"p = {p:.2g}"
-    if not replicates:
-        return "no replicate as extreme"
-    return f"no replicate of {replicates} as extreme: p < {1 / replicates:.1g}"
+    none = f"no replicate of {replicates} as extreme" if replicates else "no replicate as extreme"
+    if tail is not None:  # far in a normal tail, digits would claim a precision not had
+        shown = f"p = {tail:.2g}" if tail >= _SMALLEST_P else f"p < {_SMALLEST_P:.0e}"
+        return f"{none}; {shown} by a normal approximation of the replicates"
+    return f"{none}: p < {1 / replicates:.1g}" if replicates else none
+
+
+def flagged(predictive: xr.Dataset, name: str) -> xr.DataArray:
+    """Where check ``name`` (a key of :data:`CHECKS`) is below its level.
+
+    Where the level is below ``1 / S`` (``S`` replicates), a p-value of 0 only says
+    that none of them was as extreme; the normal approximation of the replicates
+    (``name + TAIL``) then decides, so that the family-wise level holds where the
+    replicates cannot show it.
+    """
+    level = misfit_level(predictive)
+    p = predictive[name].values
+    out = np.isfinite(p) & (p < level)
+    replicates = predictive.attrs.get("replicates")
+    tail = predictive.get(f"{name}{TAIL}")
+    if replicates and tail is not None and level * replicates < 1:
+        out &= tail.values < level
+    return predictive[name].copy(data=out)
 
 
 def misfits(predictive: xr.Dataset) -> list[str]:
@@ -383,20 +441,24 @@ def misfits(predictive: xr.Dataset) -> list[str]:
     if not n:
         return []
     level = misfit_level(predictive)
-    checks = [(predictive[name], what) for name, what in CHECKS.items()]
-    found: list[tuple[float, str]] = []
-    for p, what in checks:
-        for idx in zip(*np.nonzero(np.isfinite(p.values) & (p.values < level)), strict=True):
+    replicates = predictive.attrs.get("replicates")
+    found: list[tuple[float, float, str]] = []
+    for name, what in CHECKS.items():
+        p = predictive[name]
+        tail = predictive.get(f"{name}{TAIL}")
+        for idx in zip(*np.nonzero(flagged(predictive, name).values), strict=True):
             where = {d: str(p[d].values[i]) for d, i in zip(p.dims, idx, strict=True)}
             what_here = f"{where.pop('trait')} ({what})" if "trait" in where else what
             place = ", ".join(f"{d} {v}" for d, v in where.items())
             value = float(p.values[idx])
+            approx = float(tail.values[idx]) if tail is not None and value == 0 else None
             found.append(
                 (
                     value,
+                    1.0 if approx is None else approx,
                     f"posterior predictive check: {what_here} on {place} misfit "
-                    f"({_p_text(value, predictive.attrs.get('replicates'))}; level "
+                    f"({_p_text(value, replicates, approx)}; level "
                     f"{level:.2g}: {MISFIT_LEVEL} over {n} checks)",
                 )
             )
-    return [line for _, line in sorted(found)]
+    return [line for *_, line in sorted(found)]

@@ -17,7 +17,7 @@ import pandas as pd
 import xarray as xr
 from matplotlib.figure import Figure
 
-from judgestats.models.ppc import MISFIT_LEVEL, misfit_level
+from judgestats.models.ppc import MISFIT_LEVEL, flagged, misfit_level
 from judgestats.report.markup import grid_html
 from judgestats.report.plots import figure_to_data_uri
 
@@ -39,8 +39,8 @@ def predictive_table(predictive: xr.Dataset) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
-    level = misfit_level(predictive)
     rep = predictive["agreement_replicated"]
+    flags = {name: flagged(predictive, name) for name in ("ppc_patterns", "ppc_trait")}
     rows = []
     for b in predictive["benchmark"].values:
         pat = predictive["ppc_patterns"].sel(benchmark=b).values
@@ -53,9 +53,9 @@ def predictive_table(predictive: xr.Dataset) -> pd.DataFrame:
                 "agreement replicated (90%)": f"{lo:.3f} – {hi:.3f}",
                 "agreement p": predictive["ppc_agreement"].sel(benchmark=b).item(),
                 "patterns: smallest p": np.nanmin(pat) if np.isfinite(pat).any() else np.nan,
-                "patterns flagged": int(np.sum(pat < level)),
+                "patterns flagged": int(flags["ppc_patterns"].sel(benchmark=b).sum()),
                 "traits: smallest p": np.nanmin(trait) if np.isfinite(trait).any() else np.nan,
-                "traits flagged": int(np.sum(trait < level)),
+                "traits flagged": int(flags["ppc_trait"].sel(benchmark=b).sum()),
             }
         )
     return pd.DataFrame(rows)
