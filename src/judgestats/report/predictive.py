@@ -119,7 +119,9 @@ def predictive_html(predictive: xr.Dataset) -> str:
         "traits (A verdicts, ties, invalid answers, first-position picks, flips, run "
         "agreement) are checked judge by judge, inter-judge agreement (same verdict pattern "
         "on an item) benchmark by benchmark. A check is flagged below "
-        f"p = {level:.2g} ({MISFIT_LEVEL} over every check of the fit); flagged checks are "
+        f"p = {level:.2g} ({MISFIT_LEVEL} over every check of the fit); below what the "
+        "replicates can show, a check none of whose replicates is as extreme is flagged "
+        "when a normal approximation of them is below it too. Flagged checks are "
         "listed with the diagnostics. Agreement observed above its replicated interval "
         "means the judges share more, item by item, than the model's independent "
         "replicates do (item difficulty).</p>",
