@@ -99,3 +99,25 @@ def test_sd_is_the_sample_sd_not_the_population_sd():
     row = _ours(tree, ["kappa"]).loc["kappa[a, x]"]
     assert row["sd"] == pytest.approx(np.std(draws, ddof=1), rel=1e-12)
     assert row["sd"] != pytest.approx(np.std(draws, ddof=0), rel=1e-6)
+
+
+def test_diagnostics_of_the_same_draws_are_computed_once(monkeypatch):
+    """A report asks twice (the fit's warnings, the summary); new values ask anew."""
+    from judgestats.models import diagnostics as module
+    from judgestats.models import summary
+
+    calls = []
+    real = module.diagnostics
+    monkeypatch.setattr(module, "diagnostics", lambda x: calls.append(1) or real(x))
+    draws = np.random.default_rng(5).normal(size=(3, 2, 2, 50))
+    first = summary._cell_diagnostics(draws)
+    again = summary._cell_diagnostics(draws.copy())
+    assert len(calls) == 1
+    for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+    again[0][...] = -1.0  # a caller's change does not reach the cache
+    np.testing.assert_array_equal(summary._cell_diagnostics(draws)[0], first[0])
+    moved = draws.copy()
+    moved[0, 0, 0, 0] += 1e-9  # other values: computed again
+    summary._cell_diagnostics(moved)
+    assert len(calls) == 2

@@ -32,7 +32,10 @@ every tier:
 
 from __future__ import annotations
 
+import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -89,20 +92,46 @@ def ess_floor(n_samples: int) -> float:
     return float(min(MIN_ESS, n_samples / 2))
 
 
+#: Diagnostics of recent draws by a digest of their values: a report computes them
+#: for the fit's warnings and again for its summary, of the same draws.
+_SEEN: OrderedDict[bytes, tuple[np.ndarray, ...]] = OrderedDict()
+_SEEN_SIZE = 64
+_SEEN_LOCK = threading.Lock()
+
+
+def _cell_diagnostics(values: np.ndarray) -> tuple[np.ndarray, ...]:
+    """R-hat, bulk and tail ESS of ``(..., chain, draw)`` draws, once per content."""
+    # scipy.stats takes a second to import: only a sampler's posterior needs it
+    from judgestats.models.diagnostics import diagnostics
+
+    values = np.ascontiguousarray(values)
+    digest = hashlib.blake2b(memoryview(values).cast("B"), digest_size=16)
+    digest.update(repr((values.shape, values.dtype.str)).encode())
+    key = digest.digest()
+    with _SEEN_LOCK:
+        found = _SEEN.get(key)
+        if found is not None:
+            _SEEN.move_to_end(key)
+    if found is None:
+        found = tuple(diagnostics(values))
+        with _SEEN_LOCK:
+            _SEEN[key] = found
+            while len(_SEEN) > _SEEN_SIZE:
+                _SEEN.popitem(last=False)
+    return tuple(v.copy() for v in found)
+
+
 def _diagnostics(ds: xr.Dataset) -> tuple[xr.Dataset, xr.Dataset, xr.Dataset]:
     """R-hat, bulk ESS and tail ESS of every variable (NaN where the draws are constant)."""
     if ds.sizes.get("chain", 1) * ds.sizes.get("draw", 1) < 4:
         nan = ds.isel(chain=0, draw=0, drop=True) * np.nan
         return nan, nan, nan
-    # scipy.stats takes a second to import: only a sampler's posterior needs it
-    from judgestats.models.diagnostics import diagnostics as cell_diagnostics
-
     out: tuple[dict, dict, dict] = ({}, {}, {})
     for name, da in ds.data_vars.items():
         other = [d for d in da.dims if d not in _SAMPLE]
         values = da.transpose(*other, *_SAMPLE).values
         values = np.where(np.isnan(values), 0.0, values)  # a draw where it is undefined
-        for store, value in zip(out, cell_diagnostics(values), strict=True):
+        for store, value in zip(out, _cell_diagnostics(values), strict=True):
             store[name] = (other, value)
     coords = {k: v for k, v in ds.coords.items() if not set(v.dims) & set(_SAMPLE)}
     rhat, ess_bulk, ess_tail = (xr.Dataset(o, coords=coords) for o in out)
