@@ -493,7 +493,7 @@ def _exact_table(
     path: Path, data: bytes, delimiter: str
 ) -> tuple[list[str], pd.DataFrame, list[Reject]]:
     """Parse record by record with ``csv``, keeping what the fast path cannot."""
-    text = data.decode("utf-8", errors="surrogateescape")
+    text, clean = _decode(data)
     lines = io.StringIO(text, newline="").readlines()
     header: list[str] | None = None
     rows: list[list[str]] = []
@@ -514,7 +514,7 @@ def _exact_table(
                     continue
                 if _comment(row, len(header)):
                     continue
-                bad = _bad_byte(path, lines, first, pos)
+                bad = None if clean else _bad_byte(path, lines, first, pos)
                 if bad is not None:
                     rejects.append(bad)
                 elif len(row) != len(header):

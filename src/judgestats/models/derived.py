@@ -285,8 +285,8 @@ def derived_quantities(
         raise ValueError(f"features has {x.shape[-1]} entries on 'feature', need {len(FEATURES)}")
     # Every draw is its own computation: blocks of draws in threads (numpy's array
     # work releases the GIL), joined in draw order.
-    blocks = np.array_split(np.arange(x.shape[1]), min(THREADS, x.shape[1]))
-    parts = thread_map(lambda d: derive(_feature_major(x[:, d[0] : d[-1] + 1])), blocks)
+    edges = np.linspace(0, x.shape[1], min(THREADS, x.shape[1]) + 1).astype(int)
+    parts = thread_map(lambda a, b: derive(_feature_major(x[:, a:b])), edges[:-1], edges[1:])
     metrics = {k: np.concatenate([p[k] for p in parts], axis=1) for k in parts[0]}
     _supported(metrics, support)
     dims = (*_SAMPLE, "judge", "benchmark")
