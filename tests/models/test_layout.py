@@ -47,6 +47,12 @@ def test_blocks_are_concatenated_with_offsets(layout):
         np.testing.assert_array_equal(layout.split_entry[splits] - entries.start, block.split_entry)
         np.testing.assert_array_equal(layout.counts[:, entries], block.counts)
         np.testing.assert_array_equal(layout.loadings[splits], block.loadings)
+        leaves = np.flatnonzero(layout.leaf_cell == c)
+        assert leaves[0] == layout.leaf_offset[c] and np.all(np.diff(leaves) == 1)
+        np.testing.assert_array_equal(layout.scores[leaves], block.scores)
+        # a leaf's path: the entries its pattern counts pass through
+        path = layout.leaf_path[leaves][:, np.arange(entries.start, entries.stop)].toarray()
+        np.testing.assert_array_equal(path, block.tree.entry_counts(np.eye(len(leaves))))
     # no split reaches outside its cell; "before" is "later" transposed
     assert layout.later.sum() == sum(b.later.sum() for b in layout.blocks)
     np.testing.assert_array_equal(layout.before.toarray(), layout.later.T)

@@ -191,14 +191,10 @@ def split_log_probabilities(
         ``log v`` and ``log (1 - v)``, clipped below at :data:`_LOG_FLOOR`.
     """
     succ, rest = lay.split_counts(lay.counts)  # (judge, split)
-    logit = np.repeat(eta[:, None, :], lay.counts.shape[0], axis=1)
-    for t in range(len(TRAITS)):  # one trait at a time bounds memory
-        logit += trait[:, :, lay.split_cell, t] * lay.loadings[:, t]
+    log_eta, log_1meta = -np.logaddexp(0, -eta), -np.logaddexp(0, eta)
+    logit = lay.split_logits(log_eta, log_1meta, trait)
     log_mu, log_1mmu = -np.logaddexp(0, -logit), -np.logaddexp(0, logit)
-    log_conc = (
-        log_kappa[:, None, :]
-        + lay.split_mass(-np.logaddexp(0, -eta), -np.logaddexp(0, eta))[:, None, :]
-    )
+    log_conc = log_kappa[:, None, :] + lay.split_mass(log_eta, log_1meta)[:, None, :]
     if weighted is None:
         lg1 = _log_gamma_draw(np.exp(log_conc + log_mu) + succ[None], rng)
         lg2 = _log_gamma_draw(np.exp(log_conc + log_1mmu) + rest[None], rng)

@@ -11,21 +11,33 @@ binary splits, "this child, or a later one" — a generalised Dirichlet, so that
 every category has its own pooling strength. For every split ``s`` of a cell ``c``::
 
     eta[s]        ~ Normal(0, eta_sigma)                 benchmark-mean logit
+    p[k]          = prod of logistic(+-eta) along leaf k's path    benchmark mean
     u[j, c, t]    = trait_sd[b, t] * z[j, c, t]          z ~ Normal(0, 1), centred over j
-    mu[j, s]      = logistic(eta[s] + sum_t u[j, c, t] * D[s, t])
+    q[j, k]       ~ p[k] * exp(sum_t u[j, c, t] * x[k, t])         judge-level mean
+    mu[j, s]      = q[j] under s's child / q[j] under the later children
     log kappa[s]  = m[level(s)] + tau * w[s]             w ~ Normal(0, 1)
     conc[s]       = kappa[s] * M[s]       M[s]: mean probability of reaching s's node
     v[j, s]       ~ Beta(conc[s] * mu[j, s], conc[s] * (1 - mu[j, s]))
     n[j, s]       ~ Binomial(n[j, s] + rest[j, s], v[j, s])
 
-The judge-level mean ``mu[j]`` is the benchmark mean moved by the judge's *traits*
-(:mod:`judgestats.models.traits`): agreement (preference for A), ties, invalid
-answers, first-position picks, position flips and run agreement. A trait moves every
-split at once, by the split's loading ``D``, the derivative of its log-odds under an
-exponential tilt of the pattern distribution by the trait's item feature; the
-traits are pooled across the judges of a benchmark with one spread per trait. The
-Dirichlet-multinomial around ``mu[j]`` takes what the traits do not explain, pooled
-split by split with strengths pooled per tree level.
+The judge-level mean ``q[j]`` is the benchmark mean ``p`` exponentially tilted by
+the judge's *traits* (:mod:`judgestats.models.traits`): agreement (preference for
+A), ties, invalid answers, first-position picks, position flips and run agreement,
+``x[k, t]`` being pattern ``k``'s item feature of trait ``t``, standardised in the
+cell (:meth:`~judgestats.models.layout.Layout.split_logits`). A trait moves every
+split at once; the traits are pooled across the judges of a benchmark with one
+spread per trait. The Dirichlet-multinomial around ``mu[j]`` takes what the traits
+do not explain, pooled split by split with strengths pooled per tree level.
+
+The tilt is exact. An earlier version shifted each split's log-odds by the trait
+times the split's *loading* (the tilt's derivative at the cell's mean), which is
+right only near the cohort: on an exchangeable 3-judge cohort
+(``tests/models/test_traits.py``) a trait of 3 moves the mean standardised
+first-position feature by 2.63 sd under the tilt and by 0.24 sd under the shift, and
+a shift of 1 by 0.37 sd where the tilt gives 1.24. A near-deterministic,
+strongly position-biased judge could not be reached by its traits and was pulled
+toward the others by the pooling. The exact tilt costs about a third more per
+gradient (1.32 times on LLMBar, ``benchmarks/bench_gradient.py``).
 
 Why traits. Judges differ in a few ways that act on every verdict, and each way
 moves probability between many patterns a little. Pooled split by split only, such
@@ -74,9 +86,14 @@ rated without changing any judge's own posterior
 explain. Over 10 replicates of a cohort with a shared item difficulty and two
 extreme judges (:func:`judgestats.simulate.shared_difficulty_cohort`,
 ``tests/models/test_calibration.py``, measured before the pairing, which leaves
-every judge's margin unchanged), the 95% intervals cover 0.88-0.93 of the true
-metrics (Monte Carlo error 0.013-0.022, z-score sd 1.04-1.23: too narrow for the
-extreme judges, which are pooled toward the others). On 6 replicates of that cohort
+every judge's margin unchanged, and before the exact tilt), the 95% intervals
+cover 0.88-0.93 of the true metrics (Monte Carlo error 0.013-0.022, z-score sd
+1.04-1.23: too narrow for the extreme judges, which are pooled toward the others).
+With the exact tilt, on 8 replicates (``benchmarks/bench_coverage.py --tier
+hierarchical --replicates 8``, the same seeds as the linear shift's 8), they cover
+kappa 0.906, exact match 0.948, P(first) 0.932, flip rate 0.885 and test-retest
+0.943 (linear shift: 0.891, 0.927, 0.906, 0.885, 0.917; Monte Carlo error 0.015-0.025),
+z-score sd 1.05-1.17 (linear: 1.03-1.22). On 6 replicates of that cohort
 (``benchmarks/bench_pairing.py``, same seeds for both), pairing through items gives
 kappa differences of two judges a median correlation of 0.25 (independent draws:
 0.21, the exact tier: 0.22) and 95% intervals covering 0.913 ± 0.023 (independent:
@@ -292,7 +309,7 @@ def count_data(lay: Layout) -> dict[str, np.ndarray]:
     """Everything the PyMC model takes from the counts, by the name of its ``pm.Data``.
 
     The (judge, split) pairs with items, the index sets of their beta-binomial terms,
-    and the trait loadings. Two layouts with the same
+    and the trait scores of every leaf. Two layouts with the same
     :meth:`~judgestats.models.layout.Layout.structure` and :func:`trait_mask` (which
     traits are parameters) give one compiled model, filled with this data.
 
@@ -310,7 +327,7 @@ def count_data(lay: Layout) -> dict[str, np.ndarray]:
     out = {
         "pair_judge": jj,
         "pair_split": ss,
-        "loadings": lay.loadings,
+        "scores": lay.scores,
     }
     for name, k in (("succ", succ), ("rest", rest), ("total", succ + rest)):
         out |= _rising_data(name, k)
@@ -393,8 +410,8 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
             "trait_sd", scale * config.trait_sigma, shape=(lay.n_benchmarks, len(TRAITS))
         )[cell_benchmark]
         trait = pm.Deterministic("trait", _traits(trait_sd, mask))
-        shift = (trait[:, lay.split_cell, :] * d["loadings"]).sum(-1)  # (judge, split)
-        logit = eta + shift
+        log_mu, log_1mmu = -pt.softplus(-eta), -pt.softplus(eta)
+        logit = lay.split_logits(log_mu, log_1mmu, trait, d["scores"], apply=apply_pt)
         # Pooling strengths are themselves pooled across the splits of a level: a
         # split seen on a handful of items (a judge's rare invalid outputs) cannot
         # show how much judges differ, and borrows that from the level. Such splits
@@ -412,7 +429,7 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
         # and an unbounded tail lets a chain wander where the beta functions lose all
         # precision (seen as a chain stuck at a step size of 1e-130).
         log_kappa = pm.Deterministic("log_kappa", 12.0 * pt.tanh(raw / 12.0))
-        log_mass = lay.split_mass(-pt.softplus(-eta), -pt.softplus(eta), apply=apply_pt)
+        log_mass = lay.split_mass(log_mu, log_1mmu, apply=apply_pt)
         jj, ss = d["pair_judge"], d["pair_split"]
         log_conc = (log_kappa + log_mass)[ss]
         logit_js = logit[jj, ss]

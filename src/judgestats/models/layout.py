@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import sparse
@@ -24,7 +25,7 @@ from scipy.linalg import block_diag
 
 from judgestats.models.base import FitData
 from judgestats.models.prior import BasePatterns, base_patterns
-from judgestats.models.traits import TRAITS, split_loadings
+from judgestats.models.traits import TRAITS, split_loadings, trait_scores
 from judgestats.models.tree import PatternTree, pattern_tree
 from judgestats.tally import BenchmarkTally
 
@@ -90,7 +91,12 @@ class CellBlock:
     leaf_features : ndarray, shape (K + 1, feature)
         Item features of each pattern under the cell's label, then G0's mean.
     loadings : ndarray, shape (S, trait)
-        Shift of each split's log-odds per unit trait.
+        Derivative of each split's log-odds per unit trait at the cell's mean.
+    scores : ndarray, shape (K + 1, trait)
+        Standardised trait features of every leaf
+        (:func:`~judgestats.models.traits.trait_scores`), 0 for a trait without
+        loadings: a judge's traits tilt the cell's pattern distribution by
+        ``exp(scores @ trait)``.
     """
 
     benchmark: int
@@ -102,6 +108,7 @@ class CellBlock:
     items: np.ndarray
     leaf_features: np.ndarray
     loadings: np.ndarray
+    scores: np.ndarray
 
     @property
     def split_entry(self) -> np.ndarray:
@@ -147,17 +154,25 @@ def cell_block(
     items = np.zeros(n_judges)
     items[rows] = cell_counts.sum(-1)
     split_entry = np.flatnonzero(entry_split >= 0)
-    loadings = split_loadings(
-        tree, with_novel(cell_counts.sum(0)), leaf_features, split_entry, later
-    )
+    weights = with_novel(cell_counts.sum(0))
+    loadings = split_loadings(tree, weights, leaf_features, split_entry, later)
+    scores = trait_scores(weights, leaf_features) * loadings.any(0)
     return CellBlock(
-        benchmark, label, tree, entry_split, later, counts, items, leaf_features, loadings
+        benchmark, label, tree, entry_split, later, counts, items, leaf_features, loadings, scores
     )
 
 
 def _offsets(sizes: list[int]) -> np.ndarray:
     """Start of each block in a concatenation of blocks of these sizes."""
     return np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)[:-1]]).astype(np.int64)
+
+
+def _path_matrix(tree: PatternTree) -> np.ndarray:
+    """(leaf, entry): 1 for every entry on the path from the root to a leaf."""
+    out = np.zeros((tree.leaf_entries.shape[0], tree.n_entries))
+    rows, depth = np.nonzero(tree.leaf_entries >= 0)
+    out[rows, tree.leaf_entries[rows, depth]] = 1.0
+    return out
 
 
 def _block_diag(blocks: list[np.ndarray]) -> np.ndarray:
@@ -193,9 +208,18 @@ class Layout:
     counts : ndarray, shape (judge, entry)
         Items of each judge through each entry.
     loadings : ndarray, shape (split, trait)
-        Shift of each split's log-odds per unit trait.
+        Derivative of each split's log-odds per unit trait at the cell's mean.
     cell_items : ndarray, shape (judge, cell)
         Items of each judge in each cell.
+    scores : ndarray, shape (leaf, trait)
+        Standardised trait features of every leaf of every cell (see
+        :meth:`split_logits`).
+    leaf_cell : ndarray of int, shape (leaf,)
+        Cell of each leaf; the leaves of a cell are contiguous, from ``leaf_offset``.
+    leaf_offset : ndarray of int, shape (cell,)
+        First leaf of each cell.
+    leaf_path : scipy.sparse.csr_array, shape (leaf, entry)
+        Entries on the path from the root to a leaf.
     """
 
     blocks: tuple[CellBlock, ...]
@@ -213,6 +237,10 @@ class Layout:
     counts: np.ndarray
     loadings: np.ndarray
     cell_items: np.ndarray
+    scores: np.ndarray
+    leaf_cell: np.ndarray
+    leaf_offset: np.ndarray
+    leaf_path: sparse.csr_array
 
     @classmethod
     def from_blocks(
@@ -253,6 +281,7 @@ class Layout:
             ]
         )
         later = _block_diag([b.later for b in blocks])
+        n_leaves = [t.leaf_entries.shape[0] for t in trees]
         return cls(
             blocks=tuple(blocks),
             bases=tuple(bases),
@@ -278,6 +307,14 @@ class Layout:
             ),
             cell_items=(
                 np.stack([b.items for b in blocks], 1) if blocks else np.zeros((n_judges, 0))
+            ),
+            scores=(
+                np.concatenate([b.scores for b in blocks]) if blocks else np.zeros((0, len(TRAITS)))
+            ),
+            leaf_cell=np.repeat(np.arange(len(blocks), dtype=np.int64), n_leaves),
+            leaf_offset=_offsets(n_leaves),
+            leaf_path=sparse.csr_array(
+                _block_diag([_path_matrix(t) for t in trees]) if blocks else np.zeros((0, 0))
             ),
         )
 
@@ -310,7 +347,7 @@ class Layout:
         """Digest of everything the PyMC graph is built from, apart from counts.
 
         Two layouts with the same digest differ only in their pattern counts, items
-        per judge and trait loadings, which the model takes as data.
+        per judge and trait loadings and scores, which the model takes as data.
         """
         h = hashlib.sha256()
         h.update(np.asarray([*self.counts.shape, self.n_benchmarks], np.int64).tobytes())
@@ -323,6 +360,8 @@ class Layout:
             self.before.indptr,
             self.node_path.indices,
             self.node_path.indptr,
+            self.leaf_path.indices,
+            self.leaf_path.indptr,
             np.asarray([b.benchmark for b in self.blocks], np.int64),
         ):
             h.update(np.asarray(part.shape, np.int64).tobytes())
@@ -358,6 +397,73 @@ class Layout:
         log_entry = self.entry_log_prob(log_mu, log_1mmu, apply)
         return apply(log_entry, self.node_path)[..., self.split_node]
 
+    def split_logits(self, log_mu, log_1mmu, trait, scores=None, apply=None):
+        """Log-odds of every judge's trait-level mean at every split.
+
+        A judge's mean pattern distribution in a cell is the benchmark mean ``p``
+        (from the split probabilities ``mu``) exponentially tilted by its traits,
+        ``q[k] ~ p[k] exp(scores[k] @ trait)``; a split's log-odds are then the log
+        of ``q``'s mass under the split's child over its mass under the later
+        children. At ``trait = 0`` they are ``logit(mu)``; their derivative there is
+        the split's :attr:`loadings`. The tilt is exact, not linearised: a judge far
+        from the cohort (near-deterministic, strongly position-biased) reaches the
+        feature means its traits say, where a shift of every split's log-odds by
+        ``loadings @ trait`` moves them less and less.
+
+        Parameters
+        ----------
+        log_mu, log_1mmu : array, shape (..., split)
+            ``log mu`` and ``log (1 - mu)`` of the benchmark means.
+        trait : array, shape (..., judge, cell, trait)
+        scores : array, shape (leaf, trait), optional
+            :attr:`scores` by default (the model passes its data variable).
+        apply : callable, optional
+            :func:`apply_np` (the default, for arrays) or :func:`apply_pt` (PyTensor).
+
+        Returns
+        -------
+        array, shape (..., judge, split)
+        """
+        if apply is apply_pt:
+            import pytensor.tensor as pt
+
+            exp, log, maximum, top = pt.exp, pt.log, pt.maximum, self._cell_max_pt
+        else:
+            apply = apply or apply_np
+            exp, log, maximum, top = np.exp, np.log, np.maximum, self._cell_max_np
+        scores = self.scores if scores is None else scores
+        log_p = apply(self.entry_log_prob(log_mu, log_1mmu, apply), self.leaf_path)
+        log_q = log_p[..., None, :] + (trait[..., self.leaf_cell, :] * scores).sum(-1)
+        # scaled by each (judge, cell)'s largest leaf, which cancels in every ratio
+        mass = apply(exp(log_q - top(log_q)[..., self.leaf_cell]), self._leaf_under)
+        tiny = 1e-300  # a subtree whose mass underflows: log-odds about -690, not -inf
+        child = log(maximum(mass[..., self.split_entry], tiny))
+        return child - log(maximum(apply(mass, self._later_sparse), tiny))
+
+    @cached_property
+    def _leaf_under(self) -> sparse.csr_array:
+        """(entry, leaf): 1 for every leaf under an entry."""
+        return sparse.csr_array(self.leaf_path.T)
+
+    @cached_property
+    def _later_sparse(self) -> sparse.csr_array:
+        return sparse.csr_array(self.later)
+
+    def _cell_max_np(self, x: np.ndarray) -> np.ndarray:
+        """Largest value over each cell's leaves (last axis)."""
+        return np.maximum.reduceat(x, self.leaf_offset, axis=-1)
+
+    def _cell_max_pt(self, x):
+        """Largest value over each cell's leaves (last axis), PyTensor; no gradient."""
+        import pytensor.tensor as pt
+        from pytensor.gradient import disconnected_grad
+
+        size = np.diff(np.r_[self.leaf_offset, len(self.leaf_cell)])
+        pad = self.leaf_offset[:, None] + np.minimum(  # a short cell repeats its last leaf
+            np.arange(size.max(initial=1))[None], size[:, None] - 1
+        )
+        return disconnected_grad(pt.max(x[..., pad], axis=-1))
+
 
 def apply_np(x: np.ndarray, matrix: sparse.csr_array) -> np.ndarray:
     """``x @ matrix.T`` over the last axis of an array, ``matrix`` sparse."""
@@ -366,15 +472,21 @@ def apply_np(x: np.ndarray, matrix: sparse.csr_array) -> np.ndarray:
 
 
 def apply_pt(x, matrix: sparse.csr_array):
-    """``x @ matrix.T`` for a PyTensor vector and a sparse 0/1 matrix, as a scatter-add.
+    """``x @ matrix.T`` over the last axis of a PyTensor tensor, as a scatter-add.
 
-    A dense product would spend most of every gradient on zeros: each entry has a
-    few splits before it in its node, each node a few entries on its path.
+    ``matrix`` is sparse and 0/1. A dense product would spend most of every gradient
+    on zeros: each entry has a few splits before it in its node, each node a few
+    entries on its path.
     """
     import pytensor.tensor as pt
 
     coo = matrix.tocoo()
-    return pt.inc_subtensor(pt.zeros(matrix.shape[0])[coo.row], x[coo.col])
+    if x.ndim == 1:
+        return pt.inc_subtensor(pt.zeros(matrix.shape[0])[coo.row], x[coo.col])
+    # one indexed add along the leading axis
+    xt = pt.moveaxis(x, -1, 0)
+    out = pt.zeros((matrix.shape[0], *[xt.shape[i] for i in range(1, x.ndim)]))
+    return pt.moveaxis(pt.inc_subtensor(out[coo.row], xt[coo.col]), 0, -1)
 
 
 def build_layout(data: FitData, rare_per_judge: float) -> Layout:
