@@ -89,11 +89,11 @@ extreme judges (:func:`judgestats.simulate.shared_difficulty_cohort`,
 every judge's margin unchanged, and before the exact tilt), the 95% intervals
 cover 0.88-0.93 of the true metrics (Monte Carlo error 0.013-0.022, z-score sd
 1.04-1.23: too narrow for the extreme judges, which are pooled toward the others).
-With the exact tilt, on 8 replicates (``benchmarks/bench_coverage.py --tier
-hierarchical --replicates 8``, the same seeds as the linear shift's 8), they cover
-kappa 0.906, exact match 0.948, P(first) 0.932, flip rate 0.885 and test-retest
-0.943 (linear shift: 0.891, 0.927, 0.906, 0.885, 0.917; Monte Carlo error 0.015-0.025),
-z-score sd 1.05-1.17 (linear: 1.03-1.22). On 6 replicates of that cohort
+With the exact tilt, on 8 replicates (``benchmarks/bench_coverage.py --replicates
+8``, the same seeds as the linear shift's 8; two runs), they cover kappa
+0.906-0.917, exact match 0.932-0.948, P(first) 0.932-0.938, flip rate 0.875-0.885
+and test-retest 0.932-0.943 (linear shift: 0.891, 0.927, 0.906, 0.885, 0.917; Monte
+Carlo error 0.015-0.025), z-score sd 1.05-1.17 (linear: 1.03-1.22). On 6 replicates of that cohort
 (``benchmarks/bench_pairing.py``, same seeds for both), pairing through items gives
 kappa differences of two judges a median correlation of 0.25 (independent draws:
 0.21, the exact tier: 0.22) and 95% intervals covering 0.913 ± 0.023 (independent:
