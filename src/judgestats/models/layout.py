@@ -424,16 +424,28 @@ class Layout:
         -------
         array, shape (..., judge, split)
         """
+        n_leaves, n_traits = self.scores.shape
+        # the tilt of every leaf, as one product with a (cell x trait, leaf) matrix that
+        # holds each leaf's scores in its cell's rows
+        rows = (self.leaf_cell[:, None] * n_traits + np.arange(n_traits)).ravel()
+        cols = np.repeat(np.arange(n_leaves), n_traits)
+        shape = (len(self.blocks) * n_traits, n_leaves)
         if apply is apply_pt:
             import pytensor.tensor as pt
 
             exp, log, maximum, top = pt.exp, pt.log, pt.maximum, self._cell_max_pt
+            by_cell = pt.zeros(shape)[rows, cols].set(
+                (self.scores if scores is None else scores).ravel()
+            )
+            flat = trait.reshape((*[trait.shape[i] for i in range(trait.ndim - 2)], shape[0]))
         else:
             apply = apply or apply_np
             exp, log, maximum, top = np.exp, np.log, np.maximum, self._cell_max_np
-        scores = self.scores if scores is None else scores
+            by_cell = np.zeros(shape)
+            by_cell[rows, cols] = (self.scores if scores is None else scores).ravel()
+            flat = trait.reshape(*trait.shape[:-2], shape[0])
         log_p = apply(self.entry_log_prob(log_mu, log_1mmu, apply), self.leaf_path)
-        log_q = log_p[..., None, :] + (trait[..., self.leaf_cell, :] * scores).sum(-1)
+        log_q = log_p[..., None, :] + flat @ by_cell
         # scaled by each (judge, cell)'s largest leaf, which cancels in every ratio
         mass = apply(exp(log_q - top(log_q)[..., self.leaf_cell]), self._leaf_under)
         tiny = 1e-300  # a subtree whose mass underflows: log-odds about -690, not -inf
