@@ -34,7 +34,7 @@ times the split's *loading* (the tilt's derivative at the cell's mean), which is
 right only near the cohort: on an exchangeable 3-judge cohort
 (``tests/models/test_traits.py``) a trait of 3 moves the mean standardised
 first-position feature by 2.63 sd under the tilt and by 0.24 sd under the shift, and
-a shift of 1 by 0.37 sd where the tilt gives 1.24. A near-deterministic,
+a trait of 1 by 1.24 and 0.37 sd. A near-deterministic,
 strongly position-biased judge could not be reached by its traits and was pulled
 toward the others by the pooling. The exact tilt costs about a third more per
 gradient (1.32 times on LLMBar, ``benchmarks/bench_gradient.py``).
@@ -93,19 +93,22 @@ With the exact tilt, on 8 replicates (``benchmarks/bench_coverage.py --replicate
 8``, the same seeds as the linear shift's 8; two runs), they cover kappa
 0.906-0.917, exact match 0.932-0.948, P(first) 0.932-0.938, flip rate 0.875-0.885
 and test-retest 0.932-0.943 (linear shift: 0.891, 0.927, 0.906, 0.885, 0.917; Monte
-Carlo error 0.015-0.025), z-score sd 1.05-1.17 (linear: 1.03-1.22). On 6 replicates of that cohort
-(``benchmarks/bench_pairing.py``, same seeds for both), pairing through items gives
-kappa differences of two judges a median correlation of 0.25 (independent draws:
-0.21, the exact tier: 0.22) and 95% intervals covering 0.913 ± 0.023 (independent:
-0.913 ± 0.021); P(judge i ranked above judge j) differs from the exact tier's by
-0.053 in the median pair and up to 0.173 (independent: 0.053, 0.175). Where item
+Carlo error 0.015-0.025), z-score sd 1.05-1.17 (linear: 1.03-1.22). On 6 replicates
+of that cohort (``benchmarks/bench_pairing.py``, same seeds for both), pairing
+through items gives kappa differences of two judges a median correlation of 0.25
+(independent draws: 0.21, the exact tier: 0.22) and 95% intervals covering 0.913 ±
+0.023 (independent: 0.913 ± 0.021); P(judge i ranked above judge j) differs from the
+exact tier's by 0.053 in the median pair and up to 0.173 (independent: 0.053,
+0.175); with the exact tilt, on 8 replicates, by 0.054 and up to 0.188. Where item
 difficulty is stronger (``shared_difficulty_cohort(5, difficulty_sd=3)``, one
 dataset, 2 x 500 draws) the median sd of a kappa difference is 0.047 paired, 0.051
 independent and 0.048 in the exact tier, with median marginal sds of 0.037, 0.038
-and 0.044. The gap in
-P(above) is in the margins: the extreme judges are pooled. Heavier-tailed traits
-(Student-t, 4 degrees of freedom) did not change it: on two replicates every
-quantity's z-score sd moved by at most 0.02.
+and 0.044. The gap in P(above) is in the margins: the extreme judges are pooled.
+Heavier-tailed traits (Student-t, 4 degrees of freedom) did not change it: on two
+replicates every quantity's z-score sd moved by at most 0.02; with the exact tilt,
+Student-t traits (3 degrees of freedom), a log-normal scale of each judge's traits
+and a per-judge multiplier of the pooling concentrations left the most
+position-biased judge's P(first) where it was on one replicate (README).
 
 ``prior_scale`` multiplies every pooling prior's scale, to show how much the
 posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
