@@ -13,6 +13,7 @@ from judgestats.models.base import FitData
 from judgestats.models.hierarchical import build_pymc_model
 from judgestats.simulate.sbc import (
     SBCResult,
+    _prior_traits,
     _simulate_counts,
     rank_uniformity,
     reference_cohort,
@@ -45,10 +46,16 @@ def test_simulated_counts_keep_every_judges_items_per_cell():
     built = build_pymc_model(FitData.from_data(ref), HierarchicalConfig())
     lay = built.layout
     with built.model:
-        prior = pm.sample_prior_predictive(
-            draws=5, var_names=["eta", "trait", "log_kappa"], random_seed=1
-        )["prior"].isel(chain=0)
+        prior = (
+            pm.sample_prior_predictive(draws=5, var_names=["eta", "log_kappa"], random_seed=1)[
+                "prior"
+            ]
+            .isel(chain=0)
+            .to_dataset()
+        )
     rng = np.random.default_rng(2)
+    _, trait = _prior_traits(lay, HierarchicalConfig(), 5, rng)
+    prior["trait"] = (("draw", "judge", "cell", "trait_name"), trait)
     differ = 0
     for s in range(5):
         counts = _simulate_counts(lay, prior, s, rng)

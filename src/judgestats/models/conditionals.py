@@ -77,6 +77,7 @@ __all__ = [
     "item_weighted_counts",
     "label_shares",
     "split_log_probabilities",
+    "trait_spread_draws",
 ]
 
 #: Draws of a chain turned into item features at once (in a thread each).
@@ -349,7 +350,51 @@ def expected_features(
     return out
 
 
-def hyper_dataset(lay: Layout, data: FitData, posterior: xr.Dataset) -> xr.Dataset:
+def trait_spread_draws(
+    lay: Layout, posterior: xr.Dataset, shape: float, scale: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Draw the trait spreads from their conditionals given the judges' traits.
+
+    The hierarchical tier integrates each (benchmark, trait) variance ``s2`` out of
+    the model (:func:`judgestats.models.hierarchical._traits`); given the ``n`` traits
+    ``u`` of its group, ``s2 ~ InvGamma(shape + n / 2, scale + sum(u**2) / 2)``, one
+    draw per posterior draw.
+
+    Parameters
+    ----------
+    lay : Layout
+    posterior : xarray.Dataset
+        NUTS draws of ``trait_u``.
+    shape, scale : float
+        The prior ``InvGamma(shape, scale)`` of a trait variance.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (chain, draw, benchmark, trait)
+        The spread (sd); NaN for a trait that is no parameter of a benchmark.
+    """
+    from judgestats.models.hierarchical import trait_groups, trait_mask
+
+    mask = trait_mask(lay)
+    group, n_groups = trait_groups(lay, mask)
+    u = posterior["trait_u"].values  # (chain, draw, parameter)
+    sum_sq = np.zeros((*u.shape[:2], n_groups))
+    np.add.at(np.moveaxis(sum_sq, -1, 0), group, np.moveaxis(u**2, -1, 0))
+    n = np.bincount(group, minlength=n_groups)
+    var = (scale + sum_sq / 2) / rng.gamma(shape + n / 2, size=sum_sq.shape)
+    out = np.where(n > 0, np.sqrt(var), np.nan)
+    return out.reshape(*u.shape[:2], lay.n_benchmarks, -1)
+
+
+def hyper_dataset(
+    lay: Layout,
+    data: FitData,
+    posterior: xr.Dataset,
+    shape: float,
+    scale: float,
+    rng: np.random.Generator,
+) -> xr.Dataset:
     """Pooling strengths per tree level and trait spreads, for the ``hyper`` group.
 
     Parameters
@@ -357,7 +402,11 @@ def hyper_dataset(lay: Layout, data: FitData, posterior: xr.Dataset) -> xr.Datas
     lay : Layout
     data : FitData
     posterior : xarray.Dataset
-        NUTS draws of ``log_kappa`` and ``trait_sd``.
+        NUTS draws of ``log_kappa`` and ``trait_u``.
+    shape, scale : float
+        The prior ``InvGamma(shape, scale)`` of a trait variance.
+    rng : numpy.random.Generator
+        For the trait spreads (:func:`trait_spread_draws`).
 
     Returns
     -------
@@ -377,6 +426,7 @@ def hyper_dataset(lay: Layout, data: FitData, posterior: xr.Dataset) -> xr.Datas
             if mask.any():
                 pooling[:, :, bi, li, level] = np.exp(log_kappa[..., mask].mean(-1))
     hyper = {HYPER_ATTR: 1}  # diagnosed with the reported metrics
+    spread = trait_spread_draws(lay, posterior, shape, scale, rng)
     return xr.Dataset(
         {
             "pooling_concentration": (
@@ -384,11 +434,7 @@ def hyper_dataset(lay: Layout, data: FitData, posterior: xr.Dataset) -> xr.Datas
                 pooling,
                 hyper,
             ),
-            "trait_spread": (
-                ("chain", "draw", "benchmark", "trait"),
-                posterior["trait_sd"].values,
-                hyper,
-            ),
+            "trait_spread": (("chain", "draw", "benchmark", "trait"), spread, hyper),
         },
         coords={
             "chain": np.arange(n_chain),

@@ -11,7 +11,10 @@ needs one fixed model, so a *reference* dataset fixes them, with each judge's nu
 of items per (benchmark, label) cell. Per simulation:
 
 1. every hyper-parameter is drawn from its prior (``pymc.sample_prior_predictive``
-   of the built model: the likelihood potential is ignored there);
+   of the built model: the likelihood potential is ignored there), each trait
+   variance from its inverse-gamma prior and the judges' traits given it (the model
+   integrates the variance out, so NUTS never sees it; its posterior draws come from
+   :func:`~judgestats.models.conditionals.trait_spread_draws`);
 2. every judge's split probabilities from their prior conditionals
    (:func:`~judgestats.models.conditionals.split_log_probabilities` with no items),
    and its items' verdict patterns from the tree, ``Multinomial(n, theta)``, the
@@ -35,11 +38,12 @@ import xarray as xr
 from scipy import stats
 
 from judgestats.models.base import FitData
-from judgestats.models.conditionals import split_log_probabilities
+from judgestats.models.conditionals import split_log_probabilities, trait_spread_draws
 from judgestats.models.hierarchical import (
     HierarchicalConfig,
     build_pymc_model,
     count_data,
+    trait_groups,
     trait_mask,
 )
 from judgestats.models.layout import Layout
@@ -50,6 +54,9 @@ __all__ = ["BINS", "SBCResult", "rank_uniformity", "reference_cohort", "sbc_rank
 #: Bins of the rank histogram in :func:`rank_uniformity`.
 BINS = 10
 _GROUPS = ("eta", "log_kappa_level", "log_kappa_sd", "trait_sd", "trait")
+#: Groups drawn by ``pymc.sample_prior_predictive``; the traits and their spreads are
+#: drawn by :func:`_prior_traits`.
+_SAMPLED = ("eta", "log_kappa_level", "log_kappa_sd", "log_kappa")
 
 
 def reference_cohort(n_items: int = 40, runs: int = 2) -> xr.Dataset:
@@ -93,6 +100,30 @@ class SBCResult:
     ranks: dict[str, np.ndarray]
     draws: int
     divergences: np.ndarray
+
+
+def _prior_traits(
+    lay: Layout, config: HierarchicalConfig, n: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``n`` trait spreads and judge traits from the tier's prior.
+
+    Returns
+    -------
+    spread : ndarray, shape (n, benchmark, trait)
+        NaN for a trait that is no parameter of a benchmark.
+    trait : ndarray, shape (n, judge, cell, trait)
+        Centred over the judges of each cell, as the model has them.
+    """
+    mask = trait_mask(lay)
+    group, n_groups = trait_groups(lay, mask)
+    var = config.trait_scale / rng.gamma(config.trait_shape, size=(n, n_groups))
+    u = np.zeros((n, *mask.shape))
+    u[:, mask] = rng.normal(size=(n, group.size)) * np.sqrt(var[:, group])
+    mean = u.sum(1, keepdims=True) / np.maximum(mask.sum(0), 1)
+    trait = (u - mean) * mask
+    used = np.bincount(group, minlength=n_groups) > 0
+    spread = np.where(used, np.sqrt(var), np.nan).reshape(n, lay.n_benchmarks, -1)
+    return spread, trait
 
 
 def _simulate_counts(
@@ -167,10 +198,13 @@ def sbc_ranks(
     compiled_models.get(built.model, built.structure, built.data)  # compile once
     with built.model:
         prior = pm.sample_prior_predictive(
-            draws=n_simulations, var_names=[*_GROUPS, "log_kappa"], random_seed=random_seed
+            draws=n_simulations, var_names=list(_SAMPLED), random_seed=random_seed
         )["prior"]
-    prior = prior.isel(chain=0)
+    prior = prior.isel(chain=0).to_dataset()
     rng = np.random.default_rng(random_seed)
+    spread, trait = _prior_traits(lay, cfg, n_simulations, rng)
+    prior["trait_sd"] = (("draw", "benchmark", "trait_name"), spread)
+    prior["trait"] = (("draw", "judge", "cell", "trait_name"), trait)
     truth = _tracked(lay, prior)  # (simulation, parameter)
     ranks = {k: np.zeros_like(v, dtype=np.int64) for k, v in truth.items()}
     divergences = np.zeros(n_simulations, dtype=np.int64)
@@ -179,8 +213,10 @@ def sbc_ranks(
         counts = _simulate_counts(lay, prior, s, rng)
         values = count_data(replace(lay, counts=counts))
         idata = sample(built.model, built.structure, values, settings, random_seed + 1 + s)
-        post = idata["posterior"].to_dataset().stack(sample=("chain", "draw"))
-        post = post.transpose("sample", ...)
+        post = idata["posterior"].to_dataset()
+        spreads = trait_spread_draws(lay, post, cfg.trait_shape, cfg.trait_scale, rng)
+        post["trait_sd"] = (("chain", "draw", "benchmark", "trait_name"), spreads)
+        post = post.stack(sample=("chain", "draw")).transpose("sample", ...)
         keep = np.linspace(0, post.sizes["sample"] - 1, draws).round().astype(int)
         tracked = _tracked(lay, post.isel(sample=keep))
         for k in ranks:
