@@ -9,7 +9,8 @@ intervals and 0.93-0.97 for 95% intervals, for the mean over replicates; the
 tolerance adds two Monte Carlo errors (sd across replicates / sqrt(replicates)).
 Integer-valued quantities (ranks, rank shifts) have intervals whose endpoints are
 attained with positive probability, so they cover more than nominal; for them only
-the lower end is required, and the band is an expected failure.
+the lower end is required, and the band is an expected failure. The hierarchical
+tier meets the bands but not the 80% floor of every cell (an expected failure).
 """
 
 import numpy as np
@@ -84,7 +85,18 @@ def test_exact_tier_rank_intervals_within_band(exact_table):
 
 
 @pytest.mark.calibration  # ten hierarchical fits: many minutes
-@pytest.mark.xfail(strict=False, reason="judges are independent given the hyper-parameters")
 def test_hierarchical_tier_is_calibrated(hierarchical_table):
     _check_band(_rows(hierarchical_table, CONTINUOUS))
     _check_band(_rows(hierarchical_table, DISCRETE), lower_only=True)
+
+
+@pytest.mark.calibration
+@pytest.mark.xfail(
+    strict=True,
+    reason="the pooling pulls the near-deterministic judges' test-retest and a rarely"
+    " flipping judge's flip rate toward the others (README, 'Coverage over replicates')",
+)
+def test_hierarchical_tier_covers_every_cell(hierarchical_table):
+    # no cell is covered by its 95% interval in fewer than 80% of replicates
+    cells = [r for r in _rows(hierarchical_table, CONTINUOUS) if r.prob == 0.95]
+    assert min(r.min_cell for r in cells) >= 0.8

@@ -225,3 +225,20 @@ def test_below_what_the_replicates_resolve_the_normal_tail_decides():
     assert "no replicate of 50 as extreme; p = 1e-09 by a normal approximation" in line
     far = _predictive([0.0, 0.0], [1e-40, 0.2], replicates=50)
     assert "p < 1e-12 by a normal approximation" in misfits(far)[0]
+
+
+def test_long_runs_are_thinned_to_the_replicates_kept(cohort):
+    # 2 chains x 1,000 draws in blocks of 250: every 4th draw is replicated, 500 in all,
+    # each once, in order, whichever blocks they fall in
+    data, layout = _fit_data(cohort)
+    checks = PredictiveChecks(layout, data, 2, 1000, replicates=500)
+    assert checks.thin == 4
+    seen = []
+    for start in range(0, 1000, 250):
+        positions, replicated = checks.kept(slice(start, min(start + 250, 1000)))
+        assert len(positions) == replicated.stop - replicated.start
+        seen += list(start + positions)
+    assert seen == list(range(0, 1000, 4))
+    one = PredictiveChecks(layout, data, 1, 300, replicates=500)
+    positions, replicated = one.kept(slice(0, 300))
+    assert one.thin == 1 and list(positions) == list(range(300)) and replicated == slice(0, 300)

@@ -334,8 +334,9 @@ def expected_features(
         for c, (bi, li) in enumerate(lay.cells):
             rows = data.rows(bi)
             expected, theta = _cell_features(lay, data, c, entry_p, prior, stream)
-            if predictive is not None:
-                predictive.add(ch, c, theta, stream, sl)
+            if predictive is not None:  # the draws it replicates
+                positions, replicated = predictive.kept(sl)
+                predictive.add(ch, c, theta[positions], stream, replicated)
             block_out[:, rows, bi, :] += shares[bi][ch, sl, li, None, None] * expected
 
     # blocks of draws in threads (numpy releases the GIL in the bulk of it), each

@@ -52,6 +52,7 @@ from judgestats.tally import LABEL_CODES, BenchmarkTally
 __all__ = [
     "CHECKS",
     "MISFIT_LEVEL",
+    "REPLICATES",
     "TAIL",
     "TOP_PATTERNS",
     "PredictiveChecks",
@@ -70,6 +71,10 @@ CHECKS = {
 
 #: Family-wise level of the checks of one fit (Bonferroni over its checks).
 MISFIT_LEVEL = 0.01
+#: Posterior draws the checks replicate at most, evenly thinned from every chain: a
+#: p-value below ``1 / REPLICATES`` is decided by the normal approximation anyway
+#: (module docs), and replicating every draw of a long run only costs time.
+REPLICATES = 500
 #: Suffix of a check's p-value by a normal approximation of its replicates.
 TAIL = "_normal"
 #: Below this, a normal-approximation p-value is given as a bound, not a value.
@@ -188,21 +193,28 @@ class PredictiveChecks:
     lay : Layout
     data : FitData
     n_chain, n_draw : int
+        Draws of the posterior; every ``thin``-th draw of a chain is replicated, so
+        that at most ``replicates`` are.
+    replicates : int, default :data:`REPLICATES`
     """
 
-    def __init__(self, lay: Layout, data: FitData, n_chain: int, n_draw: int) -> None:
+    def __init__(
+        self, lay: Layout, data: FitData, n_chain: int, n_draw: int, replicates: int = REPLICATES
+    ) -> None:
         self.lay, self.data = lay, data
+        self.thin = max(1, -(-n_chain * n_draw // max(replicates, 1)))
+        n_kept = -(-n_draw // self.thin)
         n_j, n_b = len(data.judges), len(data.benchmarks)
-        shape = (n_chain, n_draw, n_j, n_b)
+        shape = (n_chain, n_kept, n_j, n_b)
         self._ft_obs, self._ft_rep = np.zeros(shape), np.zeros(shape)
         self._trait_rep = np.zeros((*shape, len(TRAITS)))
         self._trait_obs = np.zeros((n_j, n_b, len(TRAITS)))
-        self._agree_rep = np.zeros((n_chain, n_draw, n_b))
+        self._agree_rep = np.zeros((n_chain, n_kept, n_b))
         self._agree_obs = np.zeros(n_b)
         self._agree_n = np.zeros(n_b)
         self._top = [self._top_patterns(bt) for bt in data.tally]
         self._designs = [_designs(bt) for bt in data.tally]
-        self._top_rep = np.zeros((n_chain, n_draw, n_b, TOP_PATTERNS))
+        self._top_rep = np.zeros((n_chain, n_kept, n_b, TOP_PATTERNS))
         self._present = np.zeros((n_j, n_b), dtype=bool)
         self._traits = [feature_index(t) for t in TRAITS]
         for bi, bt in enumerate(data.tally):
@@ -212,6 +224,25 @@ class PredictiveChecks:
             self._trait_obs[rows, bi] = np.einsum(
                 "jlk,lkt->jt", counts, np.moveaxis(bt.features[..., self._traits], 1, 0)
             )
+
+    def kept(self, draws: slice) -> tuple[np.ndarray, slice]:
+        """The draws of a block that are replicated: positions in it, and their slice.
+
+        Parameters
+        ----------
+        draws : slice
+            A block of draws of a chain (``start`` and ``stop`` set).
+
+        Returns
+        -------
+        positions : ndarray of int
+            Positions within the block of the draws replicated.
+        replicated : slice
+            Their place among the replicated draws of the chain (``add``'s ``draws``).
+        """
+        t = self.thin
+        first, stop = -(-draws.start // t), -(-draws.stop // t)
+        return np.arange(first, stop) * t - draws.start, slice(first, stop)
 
     @staticmethod
     def _top_patterns(bt: BenchmarkTally) -> np.ndarray:
@@ -236,9 +267,9 @@ class PredictiveChecks:
         chain, cell : int
         theta : ndarray, shape (draw, judge of the benchmark, K + 1)
             Pattern probabilities of every judge of the cell's benchmark, novel leaf
-            last, for the draws ``draws`` of the chain.
+            last, for the replicated draws ``draws`` of the chain (:meth:`kept`).
         rng : numpy.random.Generator
-        draws : slice, default every draw
+        draws : slice, default every replicated draw
         """
         block = self.lay.blocks[cell]
         bi = block.benchmark

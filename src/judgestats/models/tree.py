@@ -17,10 +17,10 @@ node of the tree:
 3. the exact pattern, given an unstable decision — which runs deviated, and how.
 
 Without the design node, a judge with two runs among judges with three was pulled
-toward their lower stability: on 4 replicates of
-:func:`~judgestats.simulate.coverage.shared_difficulty_cohort` without item
-difficulty, that judge's flip rate was covered by 58% of its 95% intervals (mean
-z-score +1.16) and its test-retest sat low (mean z -0.89).
+toward their lower stability: on replicates 1004-1011 of
+:func:`~judgestats.simulate.coverage.shared_difficulty_cohort`, that judge's
+test-retest had a mean z-score of -0.87 and its flip rate +0.71 (-0.04 and +0.25
+with the node; the same datasets and seeds).
 
 A judge's pattern distribution is a product of one categorical distribution per
 node. Pooling node by node lets each kind of difference between judges (decisions,
