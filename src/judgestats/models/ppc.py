@@ -226,7 +226,7 @@ class PredictiveChecks:
             )
 
     def kept(self, draws: slice) -> tuple[np.ndarray, slice]:
-        """The draws of a block that are replicated: positions in it, and their slice.
+        """Return the draws of a block that are replicated: positions in it, and their slice.
 
         Parameters
         ----------
