@@ -238,3 +238,20 @@ def test_no_importer_message_still_lists_third_party_importers(tmp_path):
     odd.write_text("hello\n")
     with pytest.raises(NoImporterError, match=r"  mine: declines: suffix is not \.mine"):
         js.read_logs(odd, importers=[MINE])
+
+
+def test_the_first_record_is_read_once_per_file_version(tmp_path):
+    # every detector asks for it; a file rewritten since is read again
+    import os
+
+    from judgestats.io.kit import first_record
+
+    path = tmp_path / "log.json"
+    path.write_text('[{"a": 1}, {"a": 2}]')
+    first = first_record(path)
+    assert first == {"a": 1} and first_record(path) is first
+    path.write_text('[{"b": 3}]')
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert first_record(path) == {"b": 3}
+    assert first_record(tmp_path / "missing.json") is None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import functools
 import io
 import json
 import math
@@ -363,16 +364,24 @@ def first_record(path: Path, limit: int = 1 << 24) -> dict[str, Any] | None:
     """Return the first record of a JSON array or JSON Lines file, or ``None``.
 
     Used by detectors: reads only as much of the file as the first record needs
-    (up to ``limit`` bytes), and never raises on a file that is not JSON.
+    (up to ``limit`` bytes), and never raises on a file that is not JSON. Every
+    importer's detector asks for it, so it is read once per file (kept by path,
+    modification time and size); callers must not modify the record.
     """
-    decoder = _Numbers().decoder
-    size = 65536
     try:
-        total = Path(path).stat().st_size
+        st = Path(path).stat()
     except OSError:
         return None
+    return _first_record(str(path), st.st_mtime_ns, st.st_size, limit)
+
+
+@functools.lru_cache(maxsize=32)
+def _first_record(path: str, mtime_ns: int, total: int, limit: int) -> dict[str, Any] | None:
+    """:func:`first_record` of a file as it is (the cache key: path, mtime, size)."""
+    decoder = _Numbers().decoder
+    size = 65536
     while True:
-        text = sniff_text(path, size)
+        text = sniff_text(Path(path), size)
         i = _skip_ws(text, 0)
         obj: Any = None
         try:
