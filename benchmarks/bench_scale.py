@@ -15,7 +15,9 @@ fresh process, so that its peak resident memory is its own:
   timed apart (max R-hat and min bulk ESS over the sampled parameters);
 * the whole ``report`` (hierarchical, ``--engine dask``) and ``report --fast``;
 * at the first scale, a 5% item subsample fitted by the per-judgment PyMC model of
-  ``bench_models.py`` and by the counts model, with the same draws (the ratio).
+  ``bench_models.py`` and by the counts model, with the same draws (the ratio). The
+  per-judgment fit is stopped after ``--per-judgment-limit`` seconds (30 minutes by
+  default); its row and the ratio are then lower bounds, and say so.
 
 ``--quick`` is a smoke run: small scales, few draws and resamples.
 """
@@ -24,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -121,31 +125,28 @@ def _stage_exact(args, work):
 
 
 def _sample_counts_model(fit_data, cfg):
-    """Compile and sample the hierarchical tier's PyMC model, timed apart."""
+    """Build, compile and sample the hierarchical tier's model as the tier does.
+
+    :func:`judgestats.models.sampling.sample` compiles (its cache is empty in this
+    fresh process) and samples, and reports the two times apart.
+    """
     import arviz_stats as azs
-    import nutpie
 
     from judgestats.models.hierarchical import build_pymc_model
+    from judgestats.models.sampling import SamplerSettings, sample
 
-    start = time.perf_counter()
-    compiled = nutpie.compile_pymc_model(build_pymc_model(fit_data, cfg))
-    compile_s = time.perf_counter() - start
-    start = time.perf_counter()
-    tree = nutpie.sample(
-        compiled,
-        draws=cfg.draws,
-        tune=cfg.tune,
-        chains=cfg.chains,
-        cores=cfg.cores,
-        target_accept=cfg.target_accept,
-        seed=0,
-        progress_bar=False,
-    )
-    sample_s = time.perf_counter() - start
+    built = build_pymc_model(fit_data, cfg)
+    tree = sample(built.model, built.structure, built.data, SamplerSettings.of(cfg), 0)
+    stats = tree["sample_stats"].attrs
     post = tree["posterior"].to_dataset()
     rhat = max(float(v.max()) for v in azs.rhat(post).data_vars.values())
     ess = min(float(v.min()) for v in azs.ess(post, method="bulk").data_vars.values())
-    return {"compile": compile_s, "sample": sample_s, "rhat": rhat, "ess": ess}
+    return {
+        "compile": stats["compile_time"],
+        "sample": stats["sampling_time"],
+        "rhat": rhat,
+        "ess": ess,
+    }
 
 
 def _stage_hier(args, work):
@@ -246,7 +247,8 @@ def write_cohort(folder: Path, scale: float) -> int:
     return len(table)
 
 
-def run_stage(name: str, args, work: Path) -> dict:
+def run_stage(name: str, args, work: Path, limit: float | None = None) -> dict:
+    """Run a stage in a fresh process; stopped after ``limit`` seconds if given."""
     cmd = [
         sys.executable,
         __file__,
@@ -263,16 +265,28 @@ def run_stage(name: str, args, work: Path) -> dict:
         "--scale-of",
         str(args.scale_of),
     ]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if out.returncode != 0:  # a row saying why, and the table goes on
-        lines = [ln for ln in out.stderr.splitlines() if "Error" in ln] or ["(no message)"]
+    start = time.perf_counter()
+    # its own session, so that a stopped stage takes its sampler's processes with it
+    with subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    ) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:  # a lower bound of its time, said as such
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return {"stopped": time.perf_counter() - start}
+    if proc.returncode != 0:  # a row saying why, and the table goes on
+        lines = [ln for ln in stderr.splitlines() if "Error" in ln] or ["(no message)"]
         return {"failed": lines[-1].strip()}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 def _row(label: str, res: dict, extra: str = "") -> str:
     if "failed" in res:
         return f"  {label:<40s} FAILED: {res['failed']}"
+    if "stopped" in res:
+        return f"  {label:<40s} > {res['stopped']:6.0f} s (stopped, still running)"
     return f"  {label:<40s} {res['seconds']:8.2f} s {res['peak'] / 2**30:6.2f} GiB  {extra}"
 
 
@@ -281,6 +295,11 @@ def _extra(name: str, res: dict) -> str:
     r = res[name]
     if any("failed" in res.get(n, {}) for n in (name, "arrow", "per-judgment")):
         return ""
+    if "stopped" in r:
+        return ""
+    if name == "counts-sub" and "stopped" in res["per-judgment"]:
+        bound = res["per-judgment"]["stopped"] / r["seconds"]
+        return f"per-judgment / counts > {bound:.1f}x (the per-judgment fit was stopped)"
     if name == "import":
         return f"{r['seconds'] / res['arrow']['seconds']:.1f}x pyarrow"
     if name == "tally":
@@ -304,6 +323,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draws", type=int, default=1000, help="draws per chain (1000)")
     parser.add_argument("--tune", type=int, default=400, help="tuning steps per chain (400)")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
+    parser.add_argument(
+        "--per-judgment-limit",
+        type=float,
+        default=1800.0,
+        help="seconds after which the per-judgment fit is stopped (its row a lower bound)",
+    )
     parser.add_argument("--child", choices=list(STAGES), help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--scale-of", type=float, default=1.0, help=argparse.SUPPRESS)
@@ -346,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"subsample comparison, {SUBSAMPLE:.0%} of the {scales[0]:g}x cohort's items")
         res = {}
         for name in COMPARISON:
-            res[name] = run_stage(name, args, works[0])
+            limit = args.per_judgment_limit if name == "per-judgment" else None
+            res[name] = run_stage(name, args, works[0], limit)
             print(_row(STAGES[name][0], res[name], _extra(name, res)), flush=True)
     return 0
 
