@@ -138,7 +138,9 @@ def _sample_counts_model(fit_data, cfg):
     built = build_pymc_model(fit_data, cfg)
     tree = sample(built.model, built.structure, built.data, SamplerSettings.of(cfg), 0)
     stats = tree["sample_stats"].attrs
-    post = tree["posterior"].to_dataset()
+    # trait_u's means per cell are a redundant parameter that the likelihood does not
+    # see (models/hierarchical.py, _traits): the identified traits are ``trait``
+    post = tree["posterior"].to_dataset().drop_vars("trait_u")
     rhat = max(float(v.max()) for v in azs.rhat(post).data_vars.values())
     ess = min(float(v.min()) for v in azs.ess(post, method="bulk").data_vars.values())
     return {
