@@ -33,14 +33,11 @@ def _linear(lay, log_mu, log_1mmu, trait, scores=None, apply=None):
     return (log_mu - log_1mmu) + (trait[:, lay.split_cell, :] * lay.loadings).sum(-1)
 
 
-def _compiled(data):
-    """The model's log density and gradient (NUMBA) and its initial point."""
+def _compiled(model):
+    """A PyMC model's log density and gradient (NUMBA) and its initial point."""
     import pytensor
     import pytensor.tensor as pt
 
-    from judgestats.models.hierarchical import HierarchicalConfig, build_pymc_model
-
-    model = build_pymc_model(data, HierarchicalConfig()).model
     values = model.value_vars
     logp = model.logp()
     fn = pytensor.function(values, [logp, *pt.grad(logp, values)], mode="NUMBA")
@@ -58,6 +55,7 @@ def _tilt_and_shift(path: str) -> dict:
     from judgestats.io.store import load as load_judgments
     from judgestats.models import layout
     from judgestats.models.base import FitData
+    from judgestats.models.hierarchical import HierarchicalConfig, build_pymc_model
 
     saved = Path(path).suffix in (".nc", ".zarr")
     data = FitData.from_data(load_judgments(path) if saved else read_logs(path).dataset)
@@ -66,7 +64,7 @@ def _tilt_and_shift(path: str) -> dict:
     try:
         for name, logits in (("linear shift", _linear), ("exact tilt", exact)):
             layout.Layout.split_logits = logits  # type: ignore[method-assign]
-            functions[name] = _compiled(data)
+            functions[name] = _compiled(build_pymc_model(data, HierarchicalConfig()).model)
     finally:
         layout.Layout.split_logits = exact  # type: ignore[method-assign]
     return functions
@@ -75,8 +73,7 @@ def _tilt_and_shift(path: str) -> dict:
 def _scales(scales: str) -> dict:
     """The tier's model of the seed-002 cohort at each scale."""
     from judgestats.models.base import FitData
-    from judgestats.models.hierarchical import HierarchicalConfig, count_data
-    from judgestats.models.layout import build_layout
+    from judgestats.models.hierarchical import HierarchicalConfig, build_pymc_model, count_data
     from judgestats.simulate import seed002_cohort, simulate
     from judgestats.tally import tally
 
@@ -84,10 +81,10 @@ def _scales(scales: str) -> dict:
     for scale in scales.split(","):
         sim = simulate(seed002_cohort(), random_seed=0, scale=float(scale))
         data = FitData.from_data(tally(sim.dataset))
-        lay = build_layout(data, HierarchicalConfig().rare_per_judge)
-        pairs = count_data(lay)["pair_judge"].size
-        name = f"{scale}x ({lay.n_splits} splits, {pairs} pairs)"
-        functions[name] = _compiled(data)
+        built = build_pymc_model(data, HierarchicalConfig())
+        pairs = count_data(built.layout)["pair_judge"].size
+        name = f"{scale}x ({built.layout.n_splits} splits, {pairs} pairs)"
+        functions[name] = _compiled(built.model)
     return functions
 
 

@@ -12,7 +12,8 @@ fresh process, so that its peak resident memory is its own:
 * ``read_logs_dask`` of it (a cluster in the process, the tally only);
 * ``tally``, closed-form metrics (``compute_metrics``, 2,000 item resamples),
   the exact tier, and the hierarchical tier with its compilation and its sampling
-  timed apart (max R-hat and min bulk ESS over the sampled parameters);
+  timed apart (max R-hat and min bulk ESS over the sampled parameters but
+  ``trait_u``, whose cell means are a redundant parameter);
 * the whole ``report`` (hierarchical, ``--engine dask``) and ``report --fast``;
 * at the first scale, a 5% item subsample fitted by the per-judgment PyMC model of
   ``bench_models.py`` and by the counts model, with the same draws (the ratio). The

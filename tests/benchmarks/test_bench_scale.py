@@ -39,8 +39,9 @@ def test_a_stage_past_its_limit_is_stopped_and_said_to_be(tmp_path):
     assert set(res) == {"stopped"} and res["stopped"] >= 0.05
     row = bench_scale._row("per-judgment model", res)
     assert "stopped" in row and "> " in row
-    # nothing of the stopped stage (its work folder in its arguments) is left running
-    with os.popen("ps -eo args") as ps:
+    # nothing of the stopped stage (its work folder in its arguments, lines not cut) is
+    # left running
+    with os.popen("ps -ww -eo args") as ps:
         assert not any(str(tmp_path) in line for line in ps)
 
 
