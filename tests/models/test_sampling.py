@@ -82,3 +82,33 @@ def test_without_reuse_new_counts_compile_and_the_same_counts_do_not(compilation
     assert len(compilations) == 1
     HierarchicalModel(cfg).fit(swap_verdicts(ds), random_seed=3)
     assert len(compilations) == 2
+
+
+def test_chains_run_with_one_blas_thread_and_the_callers_setting_comes_back(monkeypatch):
+    """OpenBLAS's own threads would compete with the parallel chains for the cores."""
+    import nutpie
+    import pymc.backends.arviz
+    import xarray as xr
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads():
+        return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    seen = []
+
+    def fake_sample(compiled, **kwargs):
+        seen.append(blas_threads())
+        return xr.DataTree.from_dict({"sample_stats": xr.Dataset()})
+
+    cache = CompiledCache(1)
+    monkeypatch.setattr(nutpie, "compile_pymc_model", lambda model, **kw: FakeCompiled(model))
+    monkeypatch.setattr(nutpie, "sample", fake_sample)
+    monkeypatch.setattr(pymc.backends.arviz, "patch_nutpie_idata", lambda *a, **k: None)
+    monkeypatch.setattr(sampling, "compiled_models", cache)
+    settings = sampling.SamplerSettings(10, 10, 2, 2, 0.8)
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        sampling.sample("model", "s", {}, settings, random_seed=0)
+        after = blas_threads()
+    assert before == after == {2}
+    assert seen == [{1}]
