@@ -1,19 +1,43 @@
 """Threads for array work that releases the GIL (numpy sorting, FFTs, random draws).
 
 One home for how many threads such work uses: :data:`THREADS`, at most 4 and at
-most the machine's cores.
+most the machine's cores, and for how many threads BLAS may start beside them
+(:func:`blas_threads`). OpenBLAS, which NumPy and SciPy ship, starts its own threads
+for every matrix product above a size threshold; workers that each do so compete
+for the same cores. Wherever this package runs its own workers (:func:`thread_map`,
+nutpie's chains in :mod:`judgestats.models.sampling`), BLAS gets the cores the
+workers leave.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
-__all__ = ["THREADS", "thread_map"]
+__all__ = ["THREADS", "blas_threads", "thread_map"]
 
 #: Threads used for GIL-releasing array work.
 THREADS = min(4, os.cpu_count() or 1)
+
+
+@contextmanager
+def blas_threads(workers: int) -> Iterator[None]:
+    """Hold BLAS to the cores that ``workers`` parallel workers leave (at least one).
+
+    The limit is process-wide (OpenBLAS has one setting for all threads) and the
+    previous one comes back on exit.
+
+    Parameters
+    ----------
+    workers : int
+        Workers about to run at once.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=max(1, (os.cpu_count() or 1) // workers), user_api="blas"):
+        yield
 
 
 def thread_map[R](fn: Callable[..., R], *items: Iterable[object]) -> list[R]:
@@ -33,5 +57,6 @@ def thread_map[R](fn: Callable[..., R], *items: Iterable[object]) -> list[R]:
     n = min((len(a) for a in args), default=0)
     if n <= 1 or THREADS == 1:
         return list(map(fn, *args))
-    with ThreadPoolExecutor(min(THREADS, n)) as pool:
+    workers = min(THREADS, n)
+    with blas_threads(workers), ThreadPoolExecutor(workers) as pool:
         return list(pool.map(fn, *args))

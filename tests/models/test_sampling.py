@@ -105,6 +105,7 @@ def test_chains_run_with_one_blas_thread_and_the_callers_setting_comes_back(monk
     monkeypatch.setattr(nutpie, "sample", fake_sample)
     monkeypatch.setattr(pymc.backends.arviz, "patch_nutpie_idata", lambda *a, **k: None)
     monkeypatch.setattr(sampling, "compiled_models", cache)
+    monkeypatch.setattr("judgestats.parallel.os.cpu_count", lambda: 2)
     settings = sampling.SamplerSettings(10, 10, 2, 2, 0.8)
     with threadpool_limits(limits=2, user_api="blas"):
         before = blas_threads()
