@@ -70,18 +70,24 @@ def _tilt_and_shift(path: str) -> dict:
     return functions
 
 
-def _scales(scales: str) -> dict:
-    """The tier's model of the seed-002 cohort at each scale."""
+def seed002_model(scale: float):
+    """The tier's built model of the seed-002 cohort at ``scale`` (``bench_scale``'s data)."""
     from judgestats.models.base import FitData
-    from judgestats.models.hierarchical import HierarchicalConfig, build_pymc_model, count_data
+    from judgestats.models.hierarchical import HierarchicalConfig, build_pymc_model
     from judgestats.simulate import seed002_cohort, simulate
     from judgestats.tally import tally
 
+    sim = simulate(seed002_cohort(), random_seed=0, scale=scale)
+    return build_pymc_model(FitData.from_data(tally(sim.dataset)), HierarchicalConfig())
+
+
+def _scales(scales: str) -> dict:
+    """The tier's model of the seed-002 cohort at each scale."""
+    from judgestats.models.hierarchical import count_data
+
     functions = {}
     for scale in scales.split(","):
-        sim = simulate(seed002_cohort(), random_seed=0, scale=float(scale))
-        data = FitData.from_data(tally(sim.dataset))
-        built = build_pymc_model(data, HierarchicalConfig())
+        built = seed002_model(float(scale))
         pairs = count_data(built.layout)["pair_judge"].size
         name = f"{scale}x ({built.layout.n_splits} splits, {pairs} pairs)"
         functions[name] = _compiled(built.model)

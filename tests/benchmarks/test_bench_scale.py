@@ -1,4 +1,4 @@
-"""The scale benchmark's stages run against the package as it is.
+"""The scale benchmarks (bench_scale, bench_blas) run against the package as it is.
 
 The benchmarks are not run by the suite (their figures go in the README); these
 tests keep the parts of ``benchmarks/bench_scale.py`` that call the package from
@@ -51,3 +51,15 @@ def small_fit_data():
     from judgestats.simulate import simulate, small_cohort
 
     return FitData.from_data(simulate(small_cohort(), random_seed=3, scale=1).dataset)
+
+
+@pytest.mark.slow
+def test_blas_benchmark_samples_the_seed002_model_both_ways(capsys, monkeypatch):
+    import bench_blas
+
+    monkeypatch.setattr(sys, "argv", ["bench_blas.py", "--scales", "0.02", "--steps", "5"])
+    bench_blas.main()
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [r.split()[0] for r in rows] == ["0.02", "0.02"]
+    steps = [int(r.split()[-2]) for r in rows]
+    assert all(s >= 2 * 2 * 5 for s in steps)  # at least one step per iteration and chain

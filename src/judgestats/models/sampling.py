@@ -18,9 +18,9 @@ cores the chains leave (:func:`judgestats.parallel.blas_threads`). Left alone,
 OpenBLAS starts its own threads for each product above a size threshold, and every
 chain's threads compete with the other chains' for the same cores. On the 10x
 seed-002 cohort (2 chains on 2 cores, 150 tuning steps and 150 draws each) that took
-136.7 s against 46.8 s with one BLAS thread: 9.1 against 3.1 ms per leapfrog step
-and chain. At 1x, whose products stay below the threshold, two chains with
-OpenBLAS's own threads took 1.5 ms per step and chain, as one chain alone.
+110.5 s against 41.1 s with BLAS held: 7.4 against 2.8 ms per leapfrog step and
+chain. At 1x, whose products stay below the threshold, the two agree (1.46 and 1.40
+ms); ``benchmarks/bench_blas.py``.
 """
 
 from __future__ import annotations
