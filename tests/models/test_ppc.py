@@ -162,16 +162,41 @@ def test_replicated_matches_against_a_judge_by_judge_simulation():
     assert m.var() > 1.2 * n_pairs * q * (1 - q)  # independent pairs: too narrow
 
 
-def test_both_ways_of_finding_a_replicated_pattern_agree(monkeypatch):
-    """Comparing with every cumulative share and the binary search: the same patterns."""
+@pytest.mark.parametrize("n_k", [1, 3, 40])
+def test_replicated_matches_equal_pairwise_comparison_of_the_same_draws(n_k):
+    """The one-pass kernel against every pair of judges compared, from the same uniforms."""
     rng = np.random.default_rng(3)
-    theta = rng.dirichlet(np.full(40, 0.3), size=(200, 5))
-    shown = rng.random((5, 7)) < 0.7
-    by_search = ppc._replicated_matches(theta, shown, np.random.default_rng(4))
-    monkeypatch.setattr(ppc, "_FEW_PATTERNS", 64)
-    by_comparison = ppc._replicated_matches(theta, shown, np.random.default_rng(4))
-    assert by_search.sum() > 0
-    np.testing.assert_array_equal(by_search, by_comparison)
+    theta = rng.dirichlet(np.full(n_k, 0.3), size=(300, 6))
+    shown = rng.random((6, 9)) < 0.7
+    got = ppc._replicated_matches(theta, shown, np.random.default_rng(4))
+    cdf = np.cumsum(theta, -1)
+    cdf[..., -1] = 1.0
+    u = np.random.default_rng(4).random((300, 6, 9))  # one block: the same stream
+    k = (cdf[:, :, None, :] <= u[..., None]).sum(-1)  # (draw, judge, item)
+    same = k[:, :, None, :] == k[:, None, :, :]  # (draw, judge, judge, item)
+    both = shown[:, None, :] & shown[None, :, :]
+    upper = np.triu(np.ones((6, 6), dtype=bool), 1)[..., None]
+    expected = (same & both & upper).sum((1, 2, 3)).astype(float)
+    assert expected.sum() > 0
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("n_k", [3, 4, 6, 10])  # 6, 10: x * K rounds up to an edge
+def test_a_uniform_at_or_just_below_a_share_picks_the_right_pattern(n_k):
+    """Shares on the guide table's slice edges: the search neither overshoots nor stops short.
+
+    Judge 0's uniforms sit on and just below every cumulative share, judge 1's in the
+    middle of the pattern judge 0 must get: every item is one matching pair.
+    """
+    shares = np.arange(1, n_k + 1) / n_k
+    shares[-1] = 1.0
+    edges = np.concatenate([[0.0], shares[:-1], np.nextafter(shares, 0)])
+    want = (shares[None, :] <= edges[:, None]).sum(1)
+    middle = (np.r_[0.0, shares[:-1]] + shares) / 2
+    u = np.stack([edges, middle[want]])[None]  # (draw, judge, item)
+    cdf = np.broadcast_to(shares, (1, 2, n_k)).copy()
+    shown = np.ones((2, edges.size), dtype=bool)
+    assert ppc._compiled_count_matches()(cdf, u, shown).tolist() == [edges.size]
 
 
 def test_the_normal_tail_matches_the_normal_distribution():

@@ -39,6 +39,8 @@ report.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import xarray as xr
 
@@ -129,9 +131,6 @@ def _normal_p(rep: np.ndarray, obs: np.ndarray | float, two_sided: bool) -> np.n
 
 #: (draw, judge, item) elements replicated at once: bounds the memory of a replicate.
 _BLOCK_ELEMENTS = 2**21
-#: Up to this many patterns a replicated pattern is found by comparing with every
-#: cumulative share (faster than a binary search, which wins for more).
-_FEW_PATTERNS = 32
 
 
 def _replicated_matches(
@@ -163,26 +162,82 @@ def _replicated_matches(
 
 def _matches(theta: np.ndarray, shown: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """:func:`_replicated_matches` of one block of draws."""
-    n_draw, n_judge, n_k = theta.shape
+    n_draw, n_judge, _ = theta.shape
     cdf = np.cumsum(theta, -1)
     cdf[..., -1] = 1.0
     u = rng.random((n_draw, n_judge, shown.shape[1]))
-    if n_k <= _FEW_PATTERNS:  # the pattern: how many cumulative shares are <= u
-        k = (cdf[:, :, None, :] <= u[..., None]).sum(-1)
-    else:  # one search over every (draw, judge) row at once: row r's cdf shifted by r
-        offset = np.arange(n_draw * n_judge, dtype=float).reshape(n_draw, n_judge, 1)
-        flat = (cdf + offset).ravel()
-        k = np.searchsorted(flat, (u + offset).ravel(), side="right").reshape(u.shape)
-        k = k - (offset * n_k).astype(np.int64)  # the pattern within the row
-    # a judge not shown the item gets a value of its own: it matches no one
-    k = np.where(shown[None], k, -1 - np.arange(n_judge)[None, :, None])
-    k = np.sort(k.transpose(0, 2, 1), axis=-1)  # (draw, item, judge): equal ones adjacent
-    position = np.arange(n_judge)
-    starts = np.ones(k.shape, dtype=bool)
-    starts[..., 1:] = k[..., 1:] != k[..., :-1]
-    run_start = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
-    # the places of a run's elements within it, 0 to L - 1, sum to L (L - 1) / 2
-    return (position - run_start).sum((1, 2)).astype(float)
+    return _compiled_count_matches()(cdf, u, np.ascontiguousarray(shown))
+
+
+@functools.cache
+def _compiled_count_matches():
+    """:func:`_count_matches` compiled by numba (imported here: ``--fast`` never needs it).
+
+    Compiled once per machine (numba's on-disk cache), about a second; then loaded.
+    """
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_count_matches)
+
+
+def _count_matches(cdf: np.ndarray, u: np.ndarray, shown: np.ndarray) -> np.ndarray:
+    """Count matching pairs per draw among the patterns that uniforms ``u`` pick from ``cdf``.
+
+    A judge's pattern on an item is the number of its cumulative shares at most
+    ``u``, found from a guide table (Chen and Asau 1974; Devroye 1986, III.2.4): per
+    (draw, judge), where the search of each of ``K`` equal slices of [0, 1) starts, so
+    that a search takes about two comparisons however many patterns there are. The
+    judges' patterns of an item are then tallied as they come, each adding the judges
+    before it with the same pattern: no sort. Run compiled
+    (:func:`_compiled_count_matches`), which releases the GIL, so that blocks of draws
+    replicate in threads.
+
+    Parameters
+    ----------
+    cdf : ndarray, shape (draw, judge, K)
+        Cumulative pattern shares, the last 1.
+    u : ndarray, shape (draw, judge, item)
+        Uniforms on [0, 1).
+    shown : ndarray of bool, shape (judge, item)
+
+    Returns
+    -------
+    ndarray, shape (draw,)
+    """
+    n_draw, n_judge, n_k = cdf.shape
+    n_item = u.shape[2]
+    out = np.zeros(n_draw)
+    tally = np.zeros(n_k, dtype=np.int64)  # judges of the item with each pattern so far
+    k = np.empty((n_judge, n_item), dtype=np.int64)  # the draw's patterns
+    guide = np.empty(n_k, dtype=np.int64)
+    for d in range(n_draw):
+        for j in range(n_judge):
+            row = cdf[d, j]
+            # guide[g]: the shares at most g / K, where the search of a u in
+            # [g / K, (g + 1) / K) starts; cdf[-1] = 1 > u ends every search
+            p = 0
+            for g in range(n_k):
+                while row[p] <= g / n_k:
+                    p += 1
+                guide[g] = p
+            for i in range(n_item):  # along the uniforms' memory order
+                x = u[d, j, i]
+                at = guide[min(int(x * n_k), n_k - 1)]
+                while at > 0 and row[at - 1] > x:  # x * K rounded up to a slice's edge
+                    at -= 1
+                while row[at] <= x:
+                    at += 1
+                k[j, i] = at
+        total = 0
+        for i in range(n_item):
+            for j in range(n_judge):
+                if shown[j, i]:
+                    total += tally[k[j, i]]
+                    tally[k[j, i]] += 1
+            for j in range(n_judge):
+                tally[k[j, i]] = 0
+        out[d] = total
+    return out
 
 
 class PredictiveChecks:
