@@ -33,11 +33,14 @@ def timed(label, fn):
 def per_judgment_fit(ds, draws, tune, seed):
     """One Categorical term per judgment (the design judgestats avoids).
 
-    Sampled with BLAS held to one thread, as the tier's own sampler is
-    (:mod:`judgestats.models.sampling`), so that the two are timed alike.
+    Sampled with BLAS held as the tier's own sampler holds it
+    (:func:`judgestats.parallel.blas_threads`), so that the two are timed alike.
     """
     import pymc as pm
-    from threadpoolctl import threadpool_limits
+
+    from judgestats.parallel import blas_threads
+
+    chains = 2
 
     v = ds["verdict"].transpose("judge", "item", "order", "run").values
     label = consensus_label(ds["human"].values)
@@ -53,12 +56,12 @@ def per_judgment_fit(ds, draws, tune, seed):
             "theta", a=pm.math.exp(log_kappa) * mu[None] + 1e-3, shape=(nj, nb, 4, no, 4)
         )
         pm.Categorical("y", p=theta[j, bench[i], lab, o], observed=y)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with blas_threads(chains):
             pm.sample(
                 draws=draws,
                 tune=tune,
-                chains=2,
-                cores=2,
+                chains=chains,
+                cores=chains,
                 random_seed=seed,
                 progressbar=False,
                 compute_convergence_checks=False,

@@ -43,6 +43,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="slow: run with --run-slow"))
 
 
+@pytest.fixture
+def blas_thread_counts():
+    """Return a function giving the set of thread counts of the loaded BLAS libraries."""
+    from threadpoolctl import threadpool_info
+
+    def counts() -> set[int]:
+        return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    return counts
+
+
 @pytest.fixture(scope="session")
 def demo_logs():
     from pathlib import Path

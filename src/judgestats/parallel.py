@@ -1,12 +1,12 @@
 """Threads for array work that releases the GIL (numpy sorting, FFTs, random draws).
 
-One home for how many threads such work uses: :data:`THREADS`, at most 4 and at
-most the machine's cores, and for how many threads BLAS may start beside them
-(:func:`blas_threads`). OpenBLAS, which NumPy and SciPy ship, starts its own threads
-for every matrix product above a size threshold; workers that each do so compete
-for the same cores. Wherever this package runs its own workers (:func:`thread_map`,
-nutpie's chains in :mod:`judgestats.models.sampling`), BLAS gets the cores the
-workers leave.
+One home for the machine's cores (:data:`CORES`), for how many threads such work
+uses (:data:`THREADS`, at most 4 and at most the cores), and for how many threads
+BLAS may start beside them (:func:`blas_threads`). OpenBLAS, which NumPy and SciPy
+ship, starts its own threads for every matrix product above a size threshold;
+workers that each do so compete for the same cores. Wherever this package runs its
+own workers (:func:`thread_map`, nutpie's chains in
+:mod:`judgestats.models.sampling`), BLAS gets the cores the workers leave.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-__all__ = ["THREADS", "blas_threads", "thread_map"]
+__all__ = ["CORES", "THREADS", "blas_threads", "thread_map"]
 
+#: The machine's cores.
+CORES = os.cpu_count() or 1
 #: Threads used for GIL-releasing array work.
-THREADS = min(4, os.cpu_count() or 1)
+THREADS = min(4, CORES)
 
 
 @contextmanager
@@ -36,7 +38,7 @@ def blas_threads(workers: int) -> Iterator[None]:
     """
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=max(1, (os.cpu_count() or 1) // workers), user_api="blas"):
+    with threadpool_limits(limits=max(1, CORES // workers), user_api="blas"):
         yield
 
 

@@ -84,16 +84,16 @@ def test_without_reuse_new_counts_compile_and_the_same_counts_do_not(compilation
     assert len(compilations) == 2
 
 
-def test_chains_run_with_one_blas_thread_and_the_callers_setting_comes_back(monkeypatch):
+def test_chains_run_with_one_blas_thread_and_the_callers_setting_comes_back(
+    monkeypatch, blas_thread_counts
+):
     """OpenBLAS's own threads would compete with the parallel chains for the cores."""
     import nutpie
     import pymc.backends.arviz
     import xarray as xr
-    from threadpoolctl import threadpool_info, threadpool_limits
+    from threadpoolctl import threadpool_limits
 
-    def blas_threads():
-        return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
-
+    blas_threads = blas_thread_counts
     seen = []
 
     def fake_sample(compiled, **kwargs):
@@ -105,7 +105,7 @@ def test_chains_run_with_one_blas_thread_and_the_callers_setting_comes_back(monk
     monkeypatch.setattr(nutpie, "sample", fake_sample)
     monkeypatch.setattr(pymc.backends.arviz, "patch_nutpie_idata", lambda *a, **k: None)
     monkeypatch.setattr(sampling, "compiled_models", cache)
-    monkeypatch.setattr("judgestats.parallel.os.cpu_count", lambda: 2)
+    monkeypatch.setattr("judgestats.parallel.CORES", 2)
     settings = sampling.SamplerSettings(10, 10, 2, 2, 0.8)
     with threadpool_limits(limits=2, user_api="blas"):
         before = blas_threads()

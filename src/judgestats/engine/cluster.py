@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from judgestats.errors import JudgestatsError
+from judgestats.parallel import CORES
 
 __all__ = ["INSTALL_HINT", "DaskMissingError", "connect", "require_dask"]
 
@@ -78,7 +79,7 @@ def connect(scheduler: Any = None) -> Iterator[Any]:
         return
     cluster = distributed.LocalCluster(
         n_workers=1,
-        threads_per_worker=os.cpu_count() or 1,
+        threads_per_worker=CORES,
         processes=False,
         dashboard_address=None,
     )
