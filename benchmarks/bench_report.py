@@ -71,7 +71,7 @@ def main() -> None:
     from judgestats.io.store import load as load_judgments
     from judgestats.models import ExactModel, HierarchicalModel, save_posterior
     from judgestats.models.base import FitData
-    from judgestats.models.derived import derived_quantities
+    from judgestats.models.derived import complete_posterior
     from judgestats.mvvp import MVVPConfig, check
     from judgestats.pipeline import derived_for
     from judgestats.report import figures
@@ -91,13 +91,10 @@ def main() -> None:
         t0, c0 = time.perf_counter(), time.process_time()
         data = stage("fit: tally", lambda: FitData.from_data(ds))
         rng = np.random.default_rng(args.seed)
-        features, _ = stage(
-            "fit: feature draws", lambda: model._draw_features(data, rng, args.seed)
-        )
-        scaled = features * data.constant_data()["n_items"].astype(float)
+        metrics, _ = stage("fit: metric draws", lambda: model._draw_metrics(data, rng, args.seed))
         stage(
-            "fit: derived quantities",
-            lambda: derived_quantities(scaled, model.derived, data.support()),
+            "fit: ranks, shifts, secondary metrics",
+            lambda: complete_posterior(metrics, model.derived),
         )
         parts = (time.perf_counter() - t0, time.process_time() - c0)
     tree = stage("fit (whole)", lambda: model.fit(ds, random_seed=args.seed))

@@ -69,6 +69,48 @@ def test_same_seed_same_draws(small):
     np.testing.assert_array_equal(a["posterior"]["kappa"].values, b["posterior"]["kappa"].values)
 
 
+@pytest.mark.parametrize("method", ["bootstrap", "dirichlet"])
+def test_metrics_derived_per_benchmark_equal_the_features_path(small, method):
+    # the tier derives each benchmark's metrics as its features are drawn; the generic
+    # path (every feature drawn first, then derived) must give the same numbers
+    from judgestats.models.base import FitData, JudgeModel
+
+    model = ExactModel(ExactConfig(method=method, draws=40))
+    data = FitData.from_data(small.dataset)
+    streamed, _ = model._draw_metrics(data, np.random.default_rng(3), 3)
+    generic, _ = JudgeModel._draw_metrics(model, data, np.random.default_rng(3), 3)
+    assert list(streamed.data_vars) == list(generic.data_vars)
+    xr.testing.assert_identical(streamed, generic)
+
+
+def test_metric_draws_never_hold_every_benchmarks_features(monkeypatch):
+    import tracemalloc
+
+    from judgestats.features import FEATURES
+    from judgestats.models import exact
+    from judgestats.models.base import FitData
+
+    cohort = CohortConfig.from_judges(
+        {f"j{i}": JudgeParams() for i in range(12)},
+        [BenchmarkSpec(f"b{k}", n_items=60, runs=1) for k in range(8)],
+    )
+    data = FitData.from_data(simulate(cohort, random_seed=1).dataset)
+    monkeypatch.setattr(exact, "_BLOCK_VALUES", 1 << 16)  # 0.5 MB blocks
+    tracemalloc.start()
+    try:
+        metrics, _ = ExactModel(ExactConfig(draws=2000))._draw_metrics(
+            data, np.random.default_rng(0), 0
+        )
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    features = 8 * 12 * 2 * 2000 * len(FEATURES) * 8  # float64, every benchmark: 135 MB
+    held = sum(v.nbytes for v in metrics.data_vars.values())  # a third of that
+    # beyond the metrics it returns, it holds the blocks in flight (two threads): the
+    # features path held every feature, and the stick-breaking draws as much again
+    assert peak - held < 0.1 * features, (peak / 1e6, held / 1e6, features / 1e6)
+
+
 def test_dirichlet_method_agrees_with_bootstrap(small, exact_tree):
     tree = ExactModel(ExactConfig(method="dirichlet", draws=1000)).fit(small.dataset, 4)
     for m in ("kappa", "test_retest", "p_first"):

@@ -27,7 +27,7 @@ from judgestats.metrics.formulas import REGISTRY
 from judgestats.models.derived import (
     DerivedConfig,
     complete_posterior,
-    derived_quantities,
+    drawn_metrics,
     stored_quantities,
 )
 from judgestats.tally import LABEL_NAMES, Tally, tally
@@ -141,6 +141,24 @@ class JudgeModel:
         """
         raise NotImplementedError
 
+    def _draw_metrics(
+        self, data: FitData, rng: np.random.Generator, random_seed: int | None
+    ) -> tuple[xr.Dataset, dict[str, xr.Dataset]]:
+        """Return the metric draws of :func:`~judgestats.models.derived.drawn_metrics`.
+
+        From :meth:`_draw_features`, scaled to expected sums. A tier that draws
+        benchmark by benchmark may override it to derive each benchmark's metrics as
+        its features are drawn, never holding the features of all of them at once.
+        Also returns :meth:`_draw_features`' extra groups.
+        """
+        features, groups = self._draw_features(data, rng, random_seed)
+        # Tiers draw expected features per item; scaled to the judge's item count they
+        # are expected sums, so that sample-size terms (Krippendorff's 2N - 1) match
+        # the closed-form estimate on the same data. In place: the draws are the size
+        # of the posterior's feature space; a scaled copy costs more than the multiply.
+        features *= data.constant_data()["n_items"].astype(float)
+        return drawn_metrics(features, data.support()), groups
+
     # -- public API ---------------------------------------------------------------
     def fit(self, data: xr.Dataset | Tally, random_seed: int | None = None) -> xr.DataTree:
         """Fit the model and return the posterior as a DataTree.
@@ -163,15 +181,9 @@ class JudgeModel:
         if not fit_data.judges:
             raise ValueError("the data hold no verdicts: nothing to fit")
         rng = np.random.default_rng(random_seed)
-        features, groups = self._draw_features(fit_data, rng, random_seed)
+        metrics, groups = self._draw_metrics(fit_data, rng, random_seed)
+        posterior = complete_posterior(metrics, self.derived)
         constant = fit_data.constant_data()
-        # Tiers draw expected features per item; scaled to the judge's item count they
-        # are expected sums, so that sample-size terms (Krippendorff's 2N - 1) match
-        # the closed-form estimate on the same data. In place: the draws are the size
-        # of the posterior's feature space (366 MB for LLMBar's 65 judges x 8 sets);
-        # a scaled copy cost 7 times the multiply.
-        features *= constant["n_items"].astype(float)
-        posterior = derived_quantities(features, self.derived, fit_data.support())
         hyper = groups.pop("hyper", None)
         if hyper is not None:
             posterior = posterior.merge(hyper)

@@ -29,6 +29,9 @@ __all__ = [
     "DerivedConfig",
     "complete_posterior",
     "derived_quantities",
+    "drawn_metrics",
+    "metric_draws",
+    "metrics_dataset",
     "stored_quantities",
 ]
 
@@ -169,19 +172,27 @@ def _pair_ranks(
 
     ``values`` and ``ranks`` are ``(..., benchmark, judge)``. Where the judges of the
     pair are those ranked on the benchmark anyway (in every draw), its ranks are
-    ``ranks`` as they are; the others are ranked again among the judges of the pair.
+    ``ranks`` as they are; the others are ranked again among the judges of the pair,
+    once for all the pairs with the same benchmark and the same judges (a benchmark
+    paired with several sets that one group of judges rated).
     """
     out = ranks[..., side, :]
-    v = values[..., side, :]
-    sample = tuple(range(v.ndim - 2))
-    redo = ~(both == np.isfinite(v)).all(axis=(*sample, v.ndim - 1))
-    if redo.any():
-        out[..., redo, :] = _rank(np.where(both[..., redo, :], v[..., redo, :], np.nan), best_high)
+    ranked = np.isfinite(values)
+    again: dict[tuple[int, bytes], list[int]] = {}
+    for k, b in enumerate(side.tolist()):
+        judges = both[..., k, :]
+        if not np.array_equal(judges, ranked[..., b, :]):
+            again.setdefault((b, np.packbits(judges).tobytes()), []).append(k)
+    for (b, _), pairs in again.items():
+        judges = both[..., pairs[0], :]
+        out[..., pairs, :] = _rank(np.where(judges, values[..., b, :], np.nan), best_high)[
+            ..., None, :
+        ]
     return out
 
 
 def _supported(metrics: dict[str, np.ndarray], support: xr.DataArray | None) -> None:
-    """Set a metric to NaN where the judge's own data leave its denominator empty.
+    """Set a metric to NaN, in place, where the judge's own data leave its denominator empty.
 
     The prior keeps every pattern possible, so a posterior draw can give, say, a
     position bias to a judge never shown both orders; that value would come from the
@@ -192,7 +203,7 @@ def _supported(metrics: dict[str, np.ndarray], support: xr.DataArray | None) -> 
         return
     counts = denominators(support.transpose("judge", "benchmark", "feature").values)
     for name, value in metrics.items():
-        metrics[name] = np.where(counts[name] > 0, value, np.nan)
+        np.copyto(value, np.nan, where=~(counts[name] > 0))
 
 
 @lru_cache(maxsize=1)
@@ -259,10 +270,7 @@ def derived_quantities(
 ) -> xr.Dataset:
     """Compute every reported quantity from draws of expected item features.
 
-    The metrics drawn from the features are rounded to float32 (the precision
-    ``posterior.nc`` stores); everything else is computed from them by
-    :func:`complete_posterior`, so that a posterior read back from disk is the one
-    fitted, bit for bit.
+    :func:`drawn_metrics`, then :func:`complete_posterior`.
 
     Parameters
     ----------
@@ -280,24 +288,78 @@ def derived_quantities(
     xarray.Dataset
         As :func:`complete_posterior`.
     """
+    return complete_posterior(drawn_metrics(features, support), config)
+
+
+def drawn_metrics(features: xr.DataArray, support: xr.DataArray | None = None) -> xr.Dataset:
+    """Compute the metrics drawn from the features: what :func:`stored_quantities` names.
+
+    Parameters
+    ----------
+    features : xarray.DataArray
+        As in :func:`derived_quantities`.
+    support : xarray.DataArray, optional
+        As in :func:`derived_quantities`.
+
+    Returns
+    -------
+    xarray.Dataset
+        See :func:`metrics_dataset`.
+    """
     x = features.transpose(*_SAMPLE, "judge", "benchmark", "feature").values
     if x.shape[-1] != len(FEATURES):
         raise ValueError(f"features has {x.shape[-1]} entries on 'feature', need {len(FEATURES)}")
     # Every draw is its own computation: blocks of draws in threads (numpy's array
     # work releases the GIL), joined in draw order.
     edges = np.linspace(0, x.shape[1], min(THREADS, x.shape[1]) + 1).astype(int)
-    parts = thread_map(lambda a, b: derive(_feature_major(x[:, a:b])), edges[:-1], edges[1:])
+    parts = thread_map(lambda a, b: metric_draws(x[:, a:b]), edges[:-1], edges[1:])
     metrics = {k: np.concatenate([p[k] for p in parts], axis=1) for k in parts[0]}
+    dims = (*_SAMPLE, "judge", "benchmark")
+    return metrics_dataset(metrics, {d: features[d].values for d in dims}, support)
+
+
+def metric_draws(x: np.ndarray) -> dict[str, np.ndarray]:
+    """Compute the metrics drawn from features ``x`` of shape ``(..., feature)``.
+
+    Those recomputed from other metrics (:func:`complete_posterior` does) are left out.
+    """
+    secondary = _metric_formulas()
+    return {k: v for k, v in derive(_feature_major(x)).items() if k not in secondary}
+
+
+def metrics_dataset(
+    metrics: dict[str, np.ndarray], coords: dict[str, Any], support: xr.DataArray | None = None
+) -> xr.Dataset:
+    """Gather metric draws ``(chain, draw, judge, benchmark)`` into the stored dataset.
+
+    A metric whose denominator ``support`` leaves empty is set to NaN, and every value
+    is rounded to float32 (the precision ``posterior.nc`` stores), so that a posterior
+    read back from disk is the one fitted, bit for bit. Both in place: the dataset
+    holds the arrays given.
+
+    Parameters
+    ----------
+    metrics : dict of str to ndarray
+        :func:`metric_draws` over ``(chain, draw, judge, benchmark)``, float64.
+    coords : dict
+        Those four coordinates.
+    support : xarray.DataArray, optional
+        As in :func:`derived_quantities`.
+
+    Returns
+    -------
+    xarray.Dataset
+        The drawn metrics, in the registry's order.
+    """
     _supported(metrics, support)
     dims = (*_SAMPLE, "judge", "benchmark")
-    secondary = _metric_formulas()
-    base = {
-        name: (dims, value.astype(np.float32).astype(float))
-        for name, value in metrics.items()
-        if name not in secondary
-    }
-    coords = {d: features[d].values for d in dims}
-    return complete_posterior(xr.Dataset(base, coords=coords), config)
+    base = {}
+    for name in REGISTRY:
+        if name in metrics:
+            value = metrics[name]
+            value[...] = value.astype(np.float32)  # in place: one metric's copy at a time
+            base[name] = (dims, value)
+    return xr.Dataset(base, coords={d: coords[d] for d in dims})
 
 
 def complete_posterior(posterior: xr.Dataset, config: DerivedConfig) -> xr.Dataset:
@@ -325,8 +387,9 @@ def complete_posterior(posterior: xr.Dataset, config: DerivedConfig) -> xr.Datas
         then the tier's other variables.
     """
     dims = (*_SAMPLE, "judge", "benchmark")
-    drawn = {str(n): posterior[n].transpose(*dims).values.astype(float) for n in REGISTRY
-             if n in posterior and n not in _metric_formulas()}  # fmt: skip
+    # as they are when already float64 (the fit's): a copy of each would double them
+    drawn = {str(n): np.asarray(posterior[n].transpose(*dims).values, dtype=float)
+             for n in REGISTRY if n in posterior and n not in _metric_formulas()}  # fmt: skip
     metrics: dict[str, np.ndarray] = {}
     for name, m in REGISTRY.items():
         if name in drawn:

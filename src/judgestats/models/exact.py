@@ -22,6 +22,7 @@ Two methods, same output:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,7 @@ import xarray as xr
 
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData, JudgeModel
+from judgestats.models.derived import metric_draws, metrics_dataset
 from judgestats.models.prior import (
     DEFAULT_CONCENTRATION,
     BasePatterns,
@@ -81,41 +83,63 @@ def _item_features(bt: BenchmarkTally) -> np.ndarray:
     return np.where((bt.item_pattern >= 0)[..., None], f, 0.0)
 
 
-def _novel(
-    bt: BenchmarkTally, base: BasePatterns, shape: tuple[int, ...], alpha: float, rng
-) -> np.ndarray:
-    """Return the expected features of a novel item under ``P_new ~ DP(alpha, G0)``."""
+#: A sampler of one benchmark: ``draw(n, rng)`` gives ``n`` draws of its judges'
+#: expected item features, ``(draw, judge, feature)``.
+Sampler = Callable[[int, np.random.Generator], np.ndarray]
+
+
+def _novel_atoms(base: BasePatterns) -> tuple[np.ndarray, np.ndarray]:
+    """``G0``'s (pattern, label) atoms of a novel item, as features and probabilities."""
     n_labels = len(base.labels)
     atoms = base.features[:, base.labels, :].reshape(-1, len(FEATURES))
-    prob = np.repeat(base.prob, n_labels) / n_labels
-    return dp_feature_draws(atoms, prob, shape, alpha, rng)
+    return atoms, np.repeat(base.prob, n_labels) / n_labels
 
 
-def _bootstrap(bt: BenchmarkTally, n: int, rng: np.random.Generator, alpha: float) -> np.ndarray:
-    weights, novel = dirichlet_with_novel(len(bt.items), n, alpha, rng)  # shared by judges
-    f = _item_features(bt)  # (judge, item, feature)
-    observed = np.einsum("di,jif->djf", weights, f, optimize=True)
-    new = _novel(bt, base_patterns(bt), (n, len(bt.judges)), alpha, rng)
-    return observed + novel[:, None, None] * new
+def _bootstrap(bt: BenchmarkTally, alpha: float) -> Sampler:
+    f = np.transpose(_item_features(bt), (2, 1, 0))  # (feature, item, judge)
+    atoms, prob = _novel_atoms(base_patterns(bt))
+    n_items, n_judges = len(bt.items), len(bt.judges)
+
+    def draw(n: int, rng: np.random.Generator) -> np.ndarray:
+        weights, novel = dirichlet_with_novel(n_items, n, alpha, rng)  # shared by judges
+        # Feature-major, (feature, draw, judge), as the metric formulas read them; the
+        # novel item's share is added in place.
+        out = np.matmul(weights, f)
+        new = dp_feature_draws(atoms, prob, (n, n_judges), alpha, rng)
+        new *= novel[:, None, None]
+        out += np.moveaxis(new, -1, 0)
+        return np.moveaxis(out, 0, -1)
+
+    return draw
 
 
-def _dirichlet(bt: BenchmarkTally, n: int, rng: np.random.Generator, alpha: float) -> np.ndarray:
+def _dirichlet(bt: BenchmarkTally, alpha: float) -> Sampler:
     base = base_patterns(bt)
     labels = bt.label_counts().astype(float)
     present = base.labels
     a = alpha / len(present)  # G0's label is uniform over the labels present
-    share = np.zeros((n, len(labels)))
-    share[:, present] = rng.dirichlet(labels[present] + a, size=n)
-    out = np.zeros((n, len(bt.judges), len(FEATURES)))
-    for li in present:
-        new = dp_feature_draws(base.features[:, li, :], base.prob, (n, len(bt.judges)), a, rng)
-        for j in range(len(bt.judges)):
-            # DP(a G0 + counts): Dirichlet(counts, a) over the seen patterns and P_new
-            g = rng.gamma(np.r_[bt.counts[j, li], a], size=(n, bt.counts.shape[-1] + 1))
-            theta = g / g.sum(1, keepdims=True)
-            expected = theta[:, :-1] @ bt.features[:, li, :] + theta[:, -1:] * new[:, j]
-            out[:, j] += share[:, li, None] * expected
-    return out
+
+    def draw(n: int, rng: np.random.Generator) -> np.ndarray:
+        share = np.zeros((n, len(labels)))
+        share[:, present] = rng.dirichlet(labels[present] + a, size=n)
+        out = np.zeros((n, len(bt.judges), len(FEATURES)))
+        for li in present:
+            shape = (n, len(bt.judges))
+            new = dp_feature_draws(base.features[:, li, :], base.prob, shape, a, rng)
+            for j in range(len(bt.judges)):
+                # DP(a G0 + counts): Dirichlet(counts, a) over the seen patterns and P_new
+                g = rng.gamma(np.r_[bt.counts[j, li], a], size=(n, bt.counts.shape[-1] + 1))
+                theta = g / g.sum(1, keepdims=True)
+                expected = theta[:, :-1] @ bt.features[:, li, :] + theta[:, -1:] * new[:, j]
+                out[:, j] += share[:, li, None] * expected
+        return out
+
+    return draw
+
+
+#: Feature values per block of draws of one benchmark (8 MB of float64): a benchmark
+#: is drawn block by block, so what is in flight stays small whatever the draws.
+_BLOCK_VALUES = 1 << 20
 
 
 class ExactModel(JudgeModel):
@@ -137,6 +161,29 @@ class ExactModel(JudgeModel):
     name = "exact"
     default_config = ExactConfig()
 
+    def _benchmark_draws(
+        self, data: FitData, rng: np.random.Generator, use: Callable[[int, int, np.ndarray], None]
+    ) -> None:
+        """Draw each benchmark's expected item features; ``use(b, start, draws)`` each block.
+
+        ``draws`` is ``(draw, judge of the benchmark's tally, feature)`` for the draws
+        ``start, start + 1, ...`` (chains one after the other on the draw axis). One
+        stream per benchmark (spawned, so the draws do not depend on which thread runs
+        first), benchmarks in threads: numpy releases the GIL in the bulk of it.
+        """
+        cfg = self.config
+        n = cfg.draws * cfg.chains
+        method = _bootstrap if cfg.method == "bootstrap" else _dirichlet
+        tallies = list(data.tally)
+
+        def draw(b: int, stream: np.random.Generator) -> None:
+            sampler = method(tallies[b], cfg.prior)
+            step = max(1, _BLOCK_VALUES // (max(1, len(tallies[b].judges)) * len(FEATURES)))
+            for start in range(0, n, step):
+                use(b, start, sampler(min(step, n - start), stream))
+
+        thread_map(draw, range(len(tallies)), rng.spawn(len(tallies)))
+
     def _draw_features(
         self, data: FitData, rng: np.random.Generator, random_seed: int | None
     ) -> tuple[xr.DataArray, dict[str, xr.Dataset]]:
@@ -145,23 +192,13 @@ class ExactModel(JudgeModel):
         # (feature, benchmark, draw, judge) in memory: the metric formulas read one
         # feature at a time, and each benchmark's draws are written as one block (not
         # scattered with a stride of the number of benchmarks)
-        out = np.empty((len(FEATURES), len(data.benchmarks), n, len(data.judges)))
-        method = _bootstrap if cfg.method == "bootstrap" else _dirichlet
-        tallies = list(data.tally)
+        out = np.full((len(FEATURES), len(data.benchmarks), n, len(data.judges)), np.nan)
 
-        def draw(b: int, stream: np.random.Generator) -> None:
-            bt = tallies[b]
-            draws = method(bt, n, stream, cfg.prior)
-            idx = data.rows(b)
-            cols = slice(None) if idx == list(range(len(data.judges))) else idx
-            out[:, b][:, :, cols] = np.moveaxis(draws, -1, 0)
-            absent = sorted(set(range(len(data.judges))) - set(idx))
-            out[:, b][:, :, absent] = np.nan  # a judge not on the benchmark
+        def write(b: int, start: int, draws: np.ndarray) -> None:  # its own block
+            stop = start + len(draws)
+            out[:, b, start:stop][:, :, data.rows(b)] = np.moveaxis(draws, -1, 0)
 
-        # one stream per benchmark (spawned, so the draws do not depend on which thread
-        # runs first), benchmarks in threads: numpy releases the GIL in the bulk of it
-        streams = rng.spawn(len(tallies))
-        thread_map(draw, range(len(tallies)), streams)  # each writes its own block
+        self._benchmark_draws(data, rng, write)
         # a view with the posterior's dims (splitting the draw axis copies nothing)
         dims = (len(data.judges), len(data.benchmarks), len(FEATURES))
         arr = out.transpose(2, 3, 1, 0).reshape(cfg.chains, cfg.draws, *dims)
@@ -177,3 +214,33 @@ class ExactModel(JudgeModel):
             },
         )
         return features, {}
+
+    def _draw_metrics(
+        self, data: FitData, rng: np.random.Generator, random_seed: int | None
+    ) -> tuple[xr.Dataset, dict[str, xr.Dataset]]:
+        # Each block of a benchmark's draws is turned into metrics as soon as it is
+        # drawn: only the blocks in flight hold features (the features of LLMBar's 65
+        # judges x 8 sets are 366 MB; its metrics a third of that). The same draws and
+        # formulas as the features path: the same numbers, bit for bit.
+        cfg = self.config
+        n = cfg.draws * cfg.chains
+        shape = (n, len(data.judges), len(data.benchmarks))
+        names = list(metric_draws(np.zeros((1, len(FEATURES)))))
+        metrics = {name: np.full(shape, np.nan) for name in names}
+        n_items = {b: data.tally[name].n_items for b, name in enumerate(data.benchmarks)}
+
+        def derive(b: int, start: int, draws: np.ndarray) -> None:
+            draws *= n_items[b][:, None]  # expected sums
+            rows, stop = data.rows(b), start + len(draws)
+            for name, value in metric_draws(draws).items():
+                metrics[name][start:stop, rows, b] = value
+
+        self._benchmark_draws(data, rng, derive)
+        coords = {
+            "chain": np.arange(cfg.chains),
+            "draw": np.arange(cfg.draws),
+            "judge": list(data.judges),
+            "benchmark": list(data.benchmarks),
+        }
+        split = {k: v.reshape(cfg.chains, cfg.draws, *shape[1:]) for k, v in metrics.items()}
+        return metrics_dataset(split, coords, data.support()), {}
