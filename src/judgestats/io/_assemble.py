@@ -174,21 +174,29 @@ def _stack(
     """Concatenate the tables of several files, with a ``file`` column.
 
     The ``coded`` columns (the key, and every column a file gives as categorical) and
-    ``file`` stay categorical: codes, not text, for every row.
+    ``file`` stay categorical: codes, not text, for every row. A coded column that is
+    plain text in every file is concatenated with the rest and factorised once; one
+    that is categorical somewhere is merged by its categories (:func:`_union`).
     """
+    # once per frame (each column taken from a frame is a Series made)
+    dtypes: list[dict[str, Any]] = [{str(k): v for k, v in f.dtypes.items()} for f in frames]
+    names = dict.fromkeys([*coded, *(c for d in dtypes for c in d)])
     coded = [
         c
-        for c in dict.fromkeys([*coded, *(c for f in frames for c in f.columns)])
-        if all(c in f for f in frames)
-        and (c in coded or any(isinstance(f[c].dtype, pd.CategoricalDtype) for f in frames))
+        for c in names
+        if all(c in d for d in dtypes)
+        and (c in coded or any(isinstance(d[c], pd.CategoricalDtype) for d in dtypes))
     ]
-    skip = set(coded)
-    out = pd.concat([f[[c for c in f.columns if c not in skip]] for f in frames], ignore_index=True)
+    merged = [c for c in coded if any(d[c] != "str" for d in dtypes)]
+    skip = set(merged)
+    parts = frames if not skip else [f[[c for c in f.columns if c not in skip]] for f in frames]
+    out = pd.concat(parts, ignore_index=True)
     for c in coded:
-        out[c] = _union([f[c] for f in frames])
-    names = pd.Index(list(dict.fromkeys(files)), dtype="str")
-    which = np.repeat(names.get_indexer(pd.Index(list(files))), [len(f) for f in frames])
-    out["file"] = pd.Categorical.from_codes(which, categories=names, validate=False)
+        out[c] = _union([f[c] for f in frames] if c in skip else [out[c]])
+    out = out[[*(c for c in out.columns if c not in coded), *coded]]  # coded ones last
+    names_ = pd.Index(list(dict.fromkeys(files)), dtype="str")
+    which = np.repeat(names_.get_indexer(pd.Index(list(files))), [len(f) for f in frames])
+    out["file"] = pd.Categorical.from_codes(which, categories=names_, validate=False)
     return out
 
 
