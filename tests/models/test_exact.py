@@ -95,7 +95,7 @@ def test_metric_draws_never_hold_every_benchmarks_features(monkeypatch):
         [BenchmarkSpec(f"b{k}", n_items=60, runs=1) for k in range(8)],
     )
     data = FitData.from_data(simulate(cohort, random_seed=1).dataset)
-    monkeypatch.setattr(exact, "_BLOCK_VALUES", 1 << 16)  # 0.5 MB blocks
+    monkeypatch.setattr(exact, "BLOCK_VALUES", 1 << 16)  # 0.5 MB blocks
     tracemalloc.start()
     try:
         metrics, _ = ExactModel(ExactConfig(draws=2000))._draw_metrics(

@@ -25,6 +25,7 @@ from judgestats.simulate import (
     preference_benchmark,
     simulate,
     single_judge,
+    small_cohort,
 )
 
 QUANTITIES = list(REPORTED)
@@ -171,3 +172,28 @@ def test_a_single_judge_fits():
     assert abs(
         float(k.mean()) - float(res.truth["kappa"].sel(judge="judge", benchmark="only"))
     ) < 4 * float(k.std())
+
+
+@pytest.mark.slow
+def test_metrics_derived_block_by_block_equal_the_features_path(monkeypatch):
+    # the tier turns each block of draws into metrics as it is drawn; the generic path
+    # (every feature drawn, then derived) must give the same numbers from one sampling
+    from judgestats.models import hierarchical
+    from judgestats.models.base import FitData, JudgeModel
+
+    real, kept = hierarchical.sample, []
+
+    def sample_once(*args, **kwargs):
+        if not kept:
+            kept.append(real(*args, **kwargs))
+        return kept[0]
+
+    monkeypatch.setattr(hierarchical, "sample", sample_once)
+    model = HierarchicalModel(HierarchicalConfig(draws=60, tune=60))
+    data = FitData.from_data(simulate(small_cohort(), random_seed=0, scale=0.1).dataset)
+    streamed, groups = model._draw_metrics(data, np.random.default_rng(3), 3)
+    generic, generic_groups = JudgeModel._draw_metrics(model, data, np.random.default_rng(3), 3)
+    xr.testing.assert_identical(streamed, generic)
+    assert list(groups) == list(generic_groups)
+    for name in groups:
+        xr.testing.assert_identical(groups[name], generic_groups[name])

@@ -56,6 +56,8 @@ draws).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import xarray as xr
 
@@ -291,7 +293,8 @@ def expected_features(
     rng: np.random.Generator,
     pair_items: bool = True,
     predictive: PredictiveChecks | None = None,
-) -> np.ndarray:
+    consume: Callable[[int, slice, np.ndarray], None] | None = None,
+) -> np.ndarray | None:
     """Return the expected item features of every judge and benchmark, per draw.
 
     Parameters
@@ -307,20 +310,32 @@ def expected_features(
         Couple the judges' draws through the items they rated (module docs).
     predictive : PredictiveChecks, optional
         Posterior predictive checks, fed every cell's pattern probabilities.
+    consume : callable, optional
+        ``consume(chain, draws, features)`` takes each block of draws (``draws`` a
+        slice of the chain's draws, ``features`` as below without the chain axis)
+        instead of their being gathered: the features of every draw are never held.
+        Blocks may come from several threads at once.
 
     Returns
     -------
-    ndarray, shape (chain, draw, judge, benchmark, feature)
-        NaN where a judge has no items in a benchmark.
+    ndarray, shape (chain, draw, judge, benchmark, feature), or None
+        NaN where a judge has no items in a benchmark; None with ``consume``.
     """
     n_chain, n_draw = posterior.sizes["chain"], posterior.sizes["draw"]
     eta = posterior["eta"].values  # (chain, draw, split)
     trait = posterior["trait"].values  # (chain, draw, judge, cell, trait)
     log_kappa = posterior["log_kappa"].values  # (chain, draw, split)
-    out = np.full((n_chain, n_draw, len(data.judges), len(data.benchmarks), len(FEATURES)), np.nan)
+    shape = (len(data.judges), len(data.benchmarks), len(FEATURES))
+    out = None
+    if consume is None:
+        gathered = np.full((n_chain, n_draw, *shape), np.nan)
+
+        def gather(ch: int, sl: slice, features: np.ndarray) -> None:
+            gathered[ch, sl] = features
+
+        consume, out = gather, gathered
+    take = consume
     shares = label_shares(data, n_chain, n_draw, rng)
-    for bi in range(len(data.benchmarks)):
-        out[:, :, data.rows(bi), bi, :] = 0.0
 
     def block(task: tuple[int, slice], stream: np.random.Generator) -> None:
         ch, sl = task
@@ -330,7 +345,9 @@ def expected_features(
             lay, eta[ch, sl], trait[ch, sl], log_kappa[ch, sl], stream, weighted
         )
         entry_p = np.exp(lay.entry_log_prob(log_v, log_1mv))  # (draw, judge, entry)
-        block_out = out[ch, sl]  # a view: (draw, judge, benchmark, feature)
+        block_out = np.full((n, *shape), np.nan)  # (draw, judge, benchmark, feature)
+        for bi in range(len(data.benchmarks)):
+            block_out[:, data.rows(bi), bi, :] = 0.0
         for c, (bi, li) in enumerate(lay.cells):
             rows = data.rows(bi)
             expected, theta = _cell_features(lay, data, c, entry_p, prior, stream)
@@ -338,10 +355,11 @@ def expected_features(
                 positions, replicated = predictive.kept(sl)
                 predictive.add(ch, c, theta[positions], stream, replicated)
             block_out[:, rows, bi, :] += shares[bi][ch, sl, li, None, None] * expected
+        take(ch, sl, block_out)
 
     # blocks of draws in threads (numpy releases the GIL in the bulk of it), each
-    # writing its own part of ``out`` and drawing from its own spawned stream; a
-    # block's arrays are (draw, judge, entry), so the block size bounds the memory
+    # drawing from its own spawned stream; a block's arrays are (draw, judge, entry),
+    # so the block size bounds the memory
     tasks = [
         (ch, slice(start, min(start + DRAW_BLOCK, n_draw)))
         for ch in range(n_chain)

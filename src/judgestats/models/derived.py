@@ -20,13 +20,15 @@ import xarray as xr
 
 from judgestats.features import FEATURES
 from judgestats.metrics.formulas import DIRECTION, REGISTRY, denominators, derive
-from judgestats.parallel import THREADS, thread_map
+from judgestats.parallel import thread_map
 from judgestats.thresholds import PAPER
 
 __all__ = [
+    "BLOCK_VALUES",
     "DERIVED_VARIABLES",
     "PAIR_SEPARATOR",
     "DerivedConfig",
+    "MetricDraws",
     "complete_posterior",
     "derived_quantities",
     "drawn_metrics",
@@ -291,6 +293,11 @@ def derived_quantities(
     return complete_posterior(drawn_metrics(features, support), config)
 
 
+#: Feature values per block of draws turned into metrics at once (8 MB of float64):
+#: what a tier drawing block by block holds in flight per thread, whatever the draws.
+BLOCK_VALUES = 1 << 20
+
+
 def drawn_metrics(features: xr.DataArray, support: xr.DataArray | None = None) -> xr.Dataset:
     """Compute the metrics drawn from the features: what :func:`stored_quantities` names.
 
@@ -309,13 +316,48 @@ def drawn_metrics(features: xr.DataArray, support: xr.DataArray | None = None) -
     x = features.transpose(*_SAMPLE, "judge", "benchmark", "feature").values
     if x.shape[-1] != len(FEATURES):
         raise ValueError(f"features has {x.shape[-1]} entries on 'feature', need {len(FEATURES)}")
+    sink = MetricDraws(x.shape[:-1])
     # Every draw is its own computation: blocks of draws in threads (numpy's array
-    # work releases the GIL), joined in draw order.
-    edges = np.linspace(0, x.shape[1], min(THREADS, x.shape[1]) + 1).astype(int)
-    parts = thread_map(lambda a, b: metric_draws(x[:, a:b]), edges[:-1], edges[1:])
-    metrics = {k: np.concatenate([p[k] for p in parts], axis=1) for k in parts[0]}
+    # work releases the GIL), each block small (the formulas read a feature-major copy)
+    step = max(1, BLOCK_VALUES // max(1, int(np.prod(x.shape[2:]))))
+    tasks = [(c, slice(a, a + step)) for c in range(x.shape[0]) for a in range(0, x.shape[1], step)]
+    thread_map(lambda task: sink.add(task, x[task]), tasks)
     dims = (*_SAMPLE, "judge", "benchmark")
-    return metrics_dataset(metrics, {d: features[d].values for d in dims}, support)
+    return sink.dataset({d: features[d].values for d in dims}, support)
+
+
+class MetricDraws:
+    """Metric draws filled block by block from feature draws, never all features at once.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Shape of each metric's draws (the features' shape without ``feature``).
+
+    Examples
+    --------
+    >>> sink = MetricDraws((2, 5))
+    >>> sink.add((slice(None), slice(0, 5)), np.ones((2, 5, len(FEATURES))))
+    >>> sink.values["exact_match"].shape
+    (2, 5)
+    """
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        names = metric_draws(np.zeros((1, len(FEATURES))))
+        #: Draws of each metric that :func:`metric_draws` gives, NaN until added.
+        self.values = {name: np.full(shape, np.nan) for name in names}
+
+    def add(self, index: Any, features: np.ndarray) -> None:
+        """Derive the metrics of a block of features ``(..., feature)`` into ``values[index]``.
+
+        Blocks of different places may be added from several threads at once.
+        """
+        for name, value in metric_draws(features).items():
+            self.values[name][index] = value
+
+    def dataset(self, coords: dict[str, Any], support: xr.DataArray | None) -> xr.Dataset:
+        """Return :func:`metrics_dataset` of the values (``(chain, draw, judge, benchmark)``)."""
+        return metrics_dataset(self.values, coords, support)
 
 
 def metric_draws(x: np.ndarray) -> dict[str, np.ndarray]:

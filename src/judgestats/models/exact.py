@@ -30,7 +30,7 @@ import xarray as xr
 
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData, JudgeModel
-from judgestats.models.derived import metric_draws, metrics_dataset
+from judgestats.models.derived import BLOCK_VALUES, MetricDraws
 from judgestats.models.prior import (
     DEFAULT_CONCENTRATION,
     BasePatterns,
@@ -137,11 +137,6 @@ def _dirichlet(bt: BenchmarkTally, alpha: float) -> Sampler:
     return draw
 
 
-#: Feature values per block of draws of one benchmark (8 MB of float64): a benchmark
-#: is drawn block by block, so what is in flight stays small whatever the draws.
-_BLOCK_VALUES = 1 << 20
-
-
 class ExactModel(JudgeModel):
     """Exact-tier posterior of every metric (no MCMC).
 
@@ -178,7 +173,7 @@ class ExactModel(JudgeModel):
 
         def draw(b: int, stream: np.random.Generator) -> None:
             sampler = method(tallies[b], cfg.prior)
-            step = max(1, _BLOCK_VALUES // (max(1, len(tallies[b].judges)) * len(FEATURES)))
+            step = max(1, BLOCK_VALUES // (max(1, len(tallies[b].judges)) * len(FEATURES)))
             for start in range(0, n, step):
                 use(b, start, sampler(min(step, n - start), stream))
 
@@ -223,24 +218,20 @@ class ExactModel(JudgeModel):
         # judges x 8 sets are 366 MB; its metrics a third of that). The same draws and
         # formulas as the features path: the same numbers, bit for bit.
         cfg = self.config
-        n = cfg.draws * cfg.chains
-        shape = (n, len(data.judges), len(data.benchmarks))
-        names = list(metric_draws(np.zeros((1, len(FEATURES)))))
-        metrics = {name: np.full(shape, np.nan) for name in names}
+        sink = MetricDraws((cfg.draws * cfg.chains, len(data.judges), len(data.benchmarks)))
         n_items = {b: data.tally[name].n_items for b, name in enumerate(data.benchmarks)}
 
         def derive(b: int, start: int, draws: np.ndarray) -> None:
             draws *= n_items[b][:, None]  # expected sums
-            rows, stop = data.rows(b), start + len(draws)
-            for name, value in metric_draws(draws).items():
-                metrics[name][start:stop, rows, b] = value
+            sink.add((slice(start, start + len(draws)), data.rows(b), b), draws)
 
         self._benchmark_draws(data, rng, derive)
+        split = (cfg.chains, cfg.draws, len(data.judges), len(data.benchmarks))
+        sink.values = {k: v.reshape(split) for k, v in sink.values.items()}
         coords = {
             "chain": np.arange(cfg.chains),
             "draw": np.arange(cfg.draws),
             "judge": list(data.judges),
             "benchmark": list(data.benchmarks),
         }
-        split = {k: v.reshape(cfg.chains, cfg.draws, *shape[1:]) for k, v in metrics.items()}
-        return metrics_dataset(split, coords, data.support()), {}
+        return sink.dataset(coords, data.support()), {}

@@ -119,6 +119,7 @@ same pattern trees does not compile again) and
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,6 +129,7 @@ import xarray as xr
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData, JudgeModel
 from judgestats.models.conditionals import expected_features, hyper_dataset
+from judgestats.models.derived import MetricDraws
 from judgestats.models.layout import Layout, apply_pt, build_layout
 from judgestats.models.ppc import PredictiveChecks
 from judgestats.models.prior import DEFAULT_CONCENTRATION
@@ -545,33 +547,101 @@ class HierarchicalModel(JudgeModel):
     def _draw_features(
         self, data: FitData, rng: np.random.Generator, random_seed: int | None
     ) -> tuple[xr.DataArray, dict[str, xr.Dataset]]:
-        cfg = self.config
-        built = build_pymc_model(data, cfg)
-        seed = int(rng.integers(2**31 - 1)) if random_seed is None else int(random_seed)
-        idata = sample(built.model, built.structure, built.data, SamplerSettings.of(cfg), seed)
-        post = idata["posterior"].to_dataset()
-        checks = PredictiveChecks(built.layout, data, post.sizes["chain"], post.sizes["draw"])
+        fit = _Sampled.of(self.config, data, rng, random_seed)
         features = xr.DataArray(
-            expected_features(built.layout, data, post, cfg.prior, rng, cfg.pair_items, checks),
+            fit.expected_features(rng),
             dims=("chain", "draw", "judge", "benchmark", "feature"),
             coords={
-                "chain": np.arange(post.sizes["chain"]),
-                "draw": np.arange(post.sizes["draw"]),
+                "chain": np.arange(fit.posterior.sizes["chain"]),
+                "draw": np.arange(fit.posterior.sizes["draw"]),
                 "judge": list(data.judges),
                 "benchmark": list(data.benchmarks),
                 "feature": list(FEATURES),
             },
         )
-        groups = {
-            "hyper": hyper_dataset(
-                built.layout,
-                data,
-                post,
-                cfg.trait_shape,
-                cfg.trait_scale,
-                rng,
-            ),
-            "sample_stats": idata["sample_stats"].to_dataset(),
-            "predictive": checks.dataset(),
+        return features, fit.groups(rng)
+
+    def _draw_metrics(
+        self, data: FitData, rng: np.random.Generator, random_seed: int | None
+    ) -> tuple[xr.Dataset, dict[str, xr.Dataset]]:
+        # As _draw_features, each block of draws turned into metrics as it is drawn:
+        # the features of every draw are never held (366 MB for LLMBar). The same
+        # draws and formulas: the same numbers, bit for bit.
+        fit = _Sampled.of(self.config, data, rng, random_seed)
+        sizes = (fit.posterior.sizes["chain"], fit.posterior.sizes["draw"])
+        sink = MetricDraws((*sizes, len(data.judges), len(data.benchmarks)))
+        n_items = data.constant_data()["n_items"].values.astype(float)[..., None]
+
+        def derive(ch: int, sl: slice, features: np.ndarray) -> None:
+            features *= n_items  # expected sums; NaN (absent judges) stays NaN
+            sink.add((ch, sl), features)
+
+        fit.expected_features(rng, derive)
+        coords = {
+            "chain": np.arange(sizes[0]),
+            "draw": np.arange(sizes[1]),
+            "judge": list(data.judges),
+            "benchmark": list(data.benchmarks),
         }
-        return features, groups
+        return sink.dataset(coords, data.support()), fit.groups(rng)
+
+
+@dataclass(frozen=True)
+class _Sampled:
+    """A sampled model: what the features, the predictive checks and the groups need."""
+
+    config: HierarchicalConfig
+    data: FitData
+    built: Any
+    idata: xr.DataTree
+    checks: PredictiveChecks
+
+    @classmethod
+    def of(
+        cls,
+        config: HierarchicalConfig,
+        data: FitData,
+        rng: np.random.Generator,
+        random_seed: int | None,
+    ) -> _Sampled:
+        """Build and sample the model (seeded by ``random_seed``, else by ``rng``)."""
+        built = build_pymc_model(data, config)
+        seed = int(rng.integers(2**31 - 1)) if random_seed is None else int(random_seed)
+        idata = sample(built.model, built.structure, built.data, SamplerSettings.of(config), seed)
+        sizes = idata["posterior"].sizes
+        checks = PredictiveChecks(built.layout, data, sizes["chain"], sizes["draw"])
+        return cls(config, data, built, idata, checks)
+
+    @property
+    def posterior(self) -> xr.Dataset:
+        """The sampler's draws."""
+        return self.idata["posterior"].to_dataset()
+
+    def expected_features(
+        self,
+        rng: np.random.Generator,
+        consume: Callable[[int, slice, np.ndarray], None] | None = None,
+    ) -> np.ndarray | None:
+        """:func:`~judgestats.models.conditionals.expected_features` of the draws."""
+        cfg = self.config
+        return expected_features(
+            self.built.layout,
+            self.data,
+            self.posterior,
+            cfg.prior,
+            rng,
+            cfg.pair_items,
+            self.checks,
+            consume,
+        )
+
+    def groups(self, rng: np.random.Generator) -> dict[str, xr.Dataset]:
+        """Return the tree's other groups; call it after the features (same ``rng``)."""
+        cfg = self.config
+        return {
+            "hyper": hyper_dataset(
+                self.built.layout, self.data, self.posterior, cfg.trait_shape, cfg.trait_scale, rng
+            ),
+            "sample_stats": self.idata["sample_stats"].to_dataset(),
+            "predictive": self.checks.dataset(),
+        }
