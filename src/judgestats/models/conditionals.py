@@ -334,7 +334,7 @@ def expected_features(
             gathered[ch, sl] = features
 
         consume, out = gather, gathered
-    take = consume
+    take = consume  # set either way (a name the closure sees as not None)
     shares = label_shares(data, n_chain, n_draw, rng)
 
     def block(task: tuple[int, slice], stream: np.random.Generator) -> None:

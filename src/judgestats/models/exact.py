@@ -96,6 +96,7 @@ def _novel_atoms(base: BasePatterns) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _bootstrap(bt: BenchmarkTally, alpha: float) -> Sampler:
+    """Return the benchmark's sampler by the Bayesian bootstrap (see the module docs)."""
     f = np.transpose(_item_features(bt), (2, 1, 0))  # (feature, item, judge)
     atoms, prob = _novel_atoms(base_patterns(bt))
     n_items, n_judges = len(bt.items), len(bt.judges)
@@ -114,6 +115,7 @@ def _bootstrap(bt: BenchmarkTally, alpha: float) -> Sampler:
 
 
 def _dirichlet(bt: BenchmarkTally, alpha: float) -> Sampler:
+    """Return the benchmark's sampler by conjugate Dirichlet posteriors (module docs)."""
     base = base_patterns(bt)
     labels = bt.label_counts().astype(float)
     present = base.labels
