@@ -16,6 +16,7 @@ from judgestats.models.conditionals import item_weighted_counts, split_log_proba
 from judgestats.models.layout import build_layout
 from judgestats.models.traits import TRAITS
 from judgestats.simulate import simulate, small_cohort
+from judgestats.tally import LABEL_CODES
 
 N_DRAW = 4000
 LOG_KAPPA = np.log(2.0)  # few pseudo-items: the items decide
@@ -58,6 +59,26 @@ def test_unit_weights_give_the_counts(twins):
     weighted = item_weighted_counts(layout, data, 3, _Ones())
     for d in range(3):
         np.testing.assert_array_equal(weighted[d], layout.counts)
+
+
+def test_weighted_counts_sum_each_items_weight_into_its_leafs_entries(twins):
+    # oracle: item by item, the item's weight added to the entries on its leaf's path
+    data, layout = twins
+    weighted = item_weighted_counts(layout, data, 3, np.random.default_rng(2))
+    rng = np.random.default_rng(2)
+    expected = np.zeros_like(weighted)
+    for c, block in enumerate(layout.blocks):
+        bt = data.tally[data.benchmarks[block.benchmark]]
+        in_cell = np.flatnonzero(bt.item_label == LABEL_CODES[block.label])
+        weights = rng.standard_exponential((3, in_cell.size))
+        leaf_entry = block.tree.entry_counts(np.eye(block.tree.leaf_entries.shape[0]))
+        cols = layout.entries(c)
+        for jj, row in enumerate(data.rows(block.benchmark)):
+            for k, item in enumerate(in_cell):
+                leaf = bt.item_pattern[jj, item]
+                if leaf >= 0:
+                    expected[:, row, cols] += weights[:, k, None] * leaf_entry[leaf]
+    np.testing.assert_allclose(weighted, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_coupled_draws_keep_every_judges_beta_conditional(twins):

@@ -60,6 +60,7 @@ from collections.abc import Callable
 
 import numpy as np
 import xarray as xr
+from scipy import sparse
 
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData
@@ -148,15 +149,23 @@ def item_weighted_counts(
     for c, block in enumerate(lay.blocks):
         bt = data.tally[data.benchmarks[block.benchmark]]
         in_cell = np.flatnonzero(bt.item_label == LABEL_CODES[block.label])
-        weights = rng.standard_exponential((n_draw, in_cell.size))
+        # item-major (one copy per cell): the sparse sums below read it as it is
+        by_item = np.ascontiguousarray(rng.standard_exponential((n_draw, in_cell.size)).T)
         tree = block.tree
-        leaf_entry = tree.entry_counts(np.eye(tree.leaf_entries.shape[0]))  # (leaf, entry)
+        n_leaf = tree.leaf_entries.shape[0]
+        leaf_entry = tree.entry_counts(np.eye(n_leaf))  # (leaf, entry)
         cols = lay.entries(c)
         for jj, row in enumerate(data.rows(block.benchmark)):
             pattern = bt.item_pattern[jj, in_cell]
-            judged = pattern >= 0
-            if judged.any():
-                out[:, row, cols] = weights[:, judged] @ leaf_entry[pattern[judged]]
+            judged = np.flatnonzero(pattern >= 0)
+            if judged.size:
+                # each draw's weight on each leaf (its items' weights summed: one pass
+                # over the items), then spread over the leaf's entries
+                items_of = sparse.csr_array(
+                    (np.ones(judged.size), (pattern[judged], judged)),
+                    shape=(n_leaf, in_cell.size),
+                )
+                out[:, row, cols] = (items_of @ by_item).T @ leaf_entry
     return out
 
 
