@@ -3,8 +3,10 @@
 A model is a specification: a frozen config dataclass (``default_config``) plus a
 :class:`~judgestats.models.derived.DerivedConfig`. :meth:`JudgeModel.fit` tallies the
 data, draws each judge's expected item features per benchmark (the part a subclass
-implements in :meth:`JudgeModel._draw_features`), derives every reported quantity
-and returns an ArviZ-style :class:`xarray.DataTree` with groups ``posterior``,
+implements in :meth:`JudgeModel._draw_features`; both tiers also override
+:meth:`JudgeModel._draw_metrics` to turn each block of draws into metrics as it is
+drawn, so that the features of every draw are never held at once), derives every
+reported quantity and returns an ArviZ-style :class:`xarray.DataTree` with groups ``posterior``,
 ``constant_data`` and, for MCMC, ``sample_stats``. Configs, the model name and the
 package version are stored in the tree's attrs so that :meth:`JudgeModel.load`
 rebuilds the model that made a saved posterior.
