@@ -180,10 +180,10 @@ def _stack(
     """
     # once per frame (each column taken from a frame is a Series made)
     dtypes: list[dict[str, Any]] = [{str(k): v for k, v in f.dtypes.items()} for f in frames]
-    names = dict.fromkeys([*coded, *(c for d in dtypes for c in d)])
+    columns = dict.fromkeys([*coded, *(c for d in dtypes for c in d)])
     coded = [
         c
-        for c in names
+        for c in columns
         if all(c in d for d in dtypes)
         and (c in coded or any(isinstance(d[c], pd.CategoricalDtype) for d in dtypes))
     ]
@@ -191,12 +191,11 @@ def _stack(
     skip = set(merged)
     parts = frames if not skip else [f[[c for c in f.columns if c not in skip]] for f in frames]
     out = pd.concat(parts, ignore_index=True)
-    for c in coded:
-        out[c] = _union([f[c] for f in frames] if c in skip else [out[c]])
-    out = out[[*(c for c in out.columns if c not in coded), *coded]]  # coded ones last
-    names_ = pd.Index(list(dict.fromkeys(files)), dtype="str")
-    which = np.repeat(names_.get_indexer(pd.Index(list(files))), [len(f) for f in frames])
-    out["file"] = pd.Categorical.from_codes(which, categories=names_, validate=False)
+    for c in coded:  # taken out and put back: the coded columns come last
+        out[c] = _union([f[c] for f in frames] if c in skip else [out.pop(c)])
+    names = pd.Index(list(dict.fromkeys(files)), dtype="str")
+    which = np.repeat(names.get_indexer(pd.Index(list(files))), [len(f) for f in frames])
+    out["file"] = pd.Categorical.from_codes(which, categories=names, validate=False)
     return out
 
 

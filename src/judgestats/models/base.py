@@ -68,6 +68,18 @@ class FitData:
         """Row in :attr:`judges` of each judge of benchmark ``benchmark``'s tally."""
         return [self.judges.index(j) for j in self.tally[self.benchmarks[benchmark]].judges]
 
+    def coords(self, chains: int, draws: int, features: bool = False) -> dict[str, Any]:
+        """Coordinates of draws over ``(chain, draw, judge, benchmark[, feature])``."""
+        out: dict[str, Any] = {
+            "chain": np.arange(chains),
+            "draw": np.arange(draws),
+            "judge": list(self.judges),
+            "benchmark": list(self.benchmarks),
+        }
+        if features:
+            out["feature"] = list(FEATURES)
+        return out
+
     def support(self) -> xr.DataArray:
         """Observed item features summed per judge and benchmark (zeros where absent)."""
         out = np.zeros((len(self.judges), len(self.benchmarks), len(FEATURES)))
@@ -148,18 +160,15 @@ class JudgeModel:
     ) -> tuple[xr.Dataset, dict[str, xr.Dataset]]:
         """Return the metric draws of :func:`~judgestats.models.derived.drawn_metrics`.
 
-        From :meth:`_draw_features`, scaled to expected sums. A tier that draws
+        From :meth:`_draw_features` (expected features per item; their scaling to
+        expected sums is :meth:`~judgestats.models.derived.MetricDraws.add`'s). A tier that draws
         benchmark by benchmark may override it to derive each benchmark's metrics as
         its features are drawn, never holding the features of all of them at once.
         Also returns :meth:`_draw_features`' extra groups.
         """
         features, groups = self._draw_features(data, rng, random_seed)
-        # Tiers draw expected features per item; scaled to the judge's item count they
-        # are expected sums, so that sample-size terms (Krippendorff's 2N - 1) match
-        # the closed-form estimate on the same data. In place: the draws are the size
-        # of the posterior's feature space; a scaled copy costs more than the multiply.
-        features *= data.constant_data()["n_items"].astype(float)
-        return drawn_metrics(features, data.support()), groups
+        n_items = data.constant_data()["n_items"].transpose("judge", "benchmark").values
+        return drawn_metrics(features, data.support(), n_items), groups
 
     # -- public API ---------------------------------------------------------------
     def fit(self, data: xr.Dataset | Tally, random_seed: int | None = None) -> xr.DataTree:

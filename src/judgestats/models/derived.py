@@ -298,7 +298,9 @@ def derived_quantities(
 BLOCK_VALUES = 1 << 20
 
 
-def drawn_metrics(features: xr.DataArray, support: xr.DataArray | None = None) -> xr.Dataset:
+def drawn_metrics(
+    features: xr.DataArray, support: xr.DataArray | None = None, n_items: np.ndarray | None = None
+) -> xr.Dataset:
     """Compute the metrics drawn from the features: what :func:`stored_quantities` names.
 
     Parameters
@@ -307,6 +309,9 @@ def drawn_metrics(features: xr.DataArray, support: xr.DataArray | None = None) -
         As in :func:`derived_quantities`.
     support : xarray.DataArray, optional
         As in :func:`derived_quantities`.
+    n_items : ndarray, optional
+        Items per ``(judge, benchmark)``: the features are then expectations per item,
+        scaled in place (:meth:`MetricDraws.add`); without it, they are expected sums.
 
     Returns
     -------
@@ -321,7 +326,7 @@ def drawn_metrics(features: xr.DataArray, support: xr.DataArray | None = None) -
     # work releases the GIL), each block small (the formulas read a feature-major copy)
     step = max(1, BLOCK_VALUES // max(1, int(np.prod(x.shape[2:]))))
     tasks = [(c, slice(a, a + step)) for c in range(x.shape[0]) for a in range(0, x.shape[1], step)]
-    thread_map(lambda task: sink.add(task, x[task]), tasks)
+    thread_map(lambda task: sink.add(task, x[task], n_items), tasks)
     dims = (*_SAMPLE, "judge", "benchmark")
     return sink.dataset({d: features[d].values for d in dims}, support)
 
@@ -343,15 +348,21 @@ class MetricDraws:
     """
 
     def __init__(self, shape: tuple[int, ...]) -> None:
-        names = metric_draws(np.zeros((1, len(FEATURES))))
+        stored = [name for name in REGISTRY if name not in _metric_formulas()]
         #: Draws of each metric that :func:`metric_draws` gives, NaN until added.
-        self.values = {name: np.full(shape, np.nan) for name in names}
+        self.values = {name: np.full(shape, np.nan) for name in stored}
 
-    def add(self, index: Any, features: np.ndarray) -> None:
+    def add(self, index: Any, features: np.ndarray, n_items: np.ndarray | None = None) -> None:
         """Derive the metrics of a block of features ``(..., feature)`` into ``values[index]``.
 
-        Blocks of different places may be added from several threads at once.
+        With ``n_items`` (items per judge, broadcast against the block without its
+        ``feature`` axis) the block holds expected features per item and is first
+        scaled in place to expected sums, so that sample-size terms (Krippendorff's
+        ``2N - 1``) match the closed-form estimate on the same data. Blocks of
+        different places may be added from several threads at once.
         """
+        if n_items is not None:
+            features *= np.asarray(n_items, dtype=float)[..., None]
         for name, value in metric_draws(features).items():
             self.values[name][index] = value
 

@@ -30,7 +30,7 @@ import xarray as xr
 
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData, JudgeModel
-from judgestats.models.derived import BLOCK_VALUES, MetricDraws
+from judgestats.models.derived import BLOCK_VALUES, MetricDraws, metrics_dataset
 from judgestats.models.prior import (
     DEFAULT_CONCENTRATION,
     BasePatterns,
@@ -202,13 +202,7 @@ class ExactModel(JudgeModel):
         features = xr.DataArray(
             arr,
             dims=("chain", "draw", "judge", "benchmark", "feature"),
-            coords={
-                "chain": np.arange(cfg.chains),
-                "draw": np.arange(cfg.draws),
-                "judge": list(data.judges),
-                "benchmark": list(data.benchmarks),
-                "feature": list(FEATURES),
-            },
+            coords=data.coords(cfg.chains, cfg.draws, features=True),
         )
         return features, {}
 
@@ -224,16 +218,9 @@ class ExactModel(JudgeModel):
         n_items = {b: data.tally[name].n_items for b, name in enumerate(data.benchmarks)}
 
         def derive(b: int, start: int, draws: np.ndarray) -> None:
-            draws *= n_items[b][:, None]  # expected sums
-            sink.add((slice(start, start + len(draws)), data.rows(b), b), draws)
+            sink.add((slice(start, start + len(draws)), data.rows(b), b), draws, n_items[b])
 
         self._benchmark_draws(data, rng, derive)
         split = (cfg.chains, cfg.draws, len(data.judges), len(data.benchmarks))
-        sink.values = {k: v.reshape(split) for k, v in sink.values.items()}
-        coords = {
-            "chain": np.arange(cfg.chains),
-            "draw": np.arange(cfg.draws),
-            "judge": list(data.judges),
-            "benchmark": list(data.benchmarks),
-        }
-        return sink.dataset(coords, data.support()), {}
+        metrics = {k: v.reshape(split) for k, v in sink.values.items()}  # chains apart
+        return metrics_dataset(metrics, data.coords(cfg.chains, cfg.draws), data.support()), {}

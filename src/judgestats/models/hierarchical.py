@@ -126,7 +126,6 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from judgestats.features import FEATURES
 from judgestats.models.base import FitData, JudgeModel
 from judgestats.models.conditionals import expected_features, hyper_dataset
 from judgestats.models.derived import MetricDraws
@@ -551,13 +550,7 @@ class HierarchicalModel(JudgeModel):
         features = xr.DataArray(
             fit.expected_features(rng),
             dims=("chain", "draw", "judge", "benchmark", "feature"),
-            coords={
-                "chain": np.arange(fit.posterior.sizes["chain"]),
-                "draw": np.arange(fit.posterior.sizes["draw"]),
-                "judge": list(data.judges),
-                "benchmark": list(data.benchmarks),
-                "feature": list(FEATURES),
-            },
+            coords=data.coords(*fit.sizes, features=True),
         )
         return features, fit.groups(rng)
 
@@ -568,22 +561,14 @@ class HierarchicalModel(JudgeModel):
         # the features of every draw are never held (366 MB for LLMBar). The same
         # draws and formulas: the same numbers, bit for bit.
         fit = _Sampled.of(self.config, data, rng, random_seed)
-        sizes = (fit.posterior.sizes["chain"], fit.posterior.sizes["draw"])
-        sink = MetricDraws((*sizes, len(data.judges), len(data.benchmarks)))
-        n_items = data.constant_data()["n_items"].values.astype(float)[..., None]
+        sink = MetricDraws((*fit.sizes, len(data.judges), len(data.benchmarks)))
+        n_items = data.constant_data()["n_items"].transpose("judge", "benchmark").values
 
         def derive(ch: int, sl: slice, features: np.ndarray) -> None:
-            features *= n_items  # expected sums; NaN (absent judges) stays NaN
-            sink.add((ch, sl), features)
+            sink.add((ch, sl), features, n_items)  # NaN (absent judges) stays NaN
 
         fit.expected_features(rng, derive)
-        coords = {
-            "chain": np.arange(sizes[0]),
-            "draw": np.arange(sizes[1]),
-            "judge": list(data.judges),
-            "benchmark": list(data.benchmarks),
-        }
-        return sink.dataset(coords, data.support()), fit.groups(rng)
+        return sink.dataset(data.coords(*fit.sizes), data.support()), fit.groups(rng)
 
 
 @dataclass(frozen=True)
@@ -592,8 +577,9 @@ class _Sampled:
 
     config: HierarchicalConfig
     data: FitData
-    built: Any
+    built: BuiltModel
     idata: xr.DataTree
+    posterior: xr.Dataset
     checks: PredictiveChecks
 
     @classmethod
@@ -608,14 +594,14 @@ class _Sampled:
         built = build_pymc_model(data, config)
         seed = int(rng.integers(2**31 - 1)) if random_seed is None else int(random_seed)
         idata = sample(built.model, built.structure, built.data, SamplerSettings.of(config), seed)
-        sizes = idata["posterior"].sizes
-        checks = PredictiveChecks(built.layout, data, sizes["chain"], sizes["draw"])
-        return cls(config, data, built, idata, checks)
+        post = idata["posterior"].to_dataset()
+        checks = PredictiveChecks(built.layout, data, post.sizes["chain"], post.sizes["draw"])
+        return cls(config, data, built, idata, post, checks)
 
     @property
-    def posterior(self) -> xr.Dataset:
-        """The sampler's draws."""
-        return self.idata["posterior"].to_dataset()
+    def sizes(self) -> tuple[int, int]:
+        """Chains and draws per chain."""
+        return self.posterior.sizes["chain"], self.posterior.sizes["draw"]
 
     def expected_features(
         self,
