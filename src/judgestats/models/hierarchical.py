@@ -38,8 +38,8 @@ right only near the cohort: on an exchangeable 3-judge cohort
 first-position feature by 2.63 sd under the tilt and by 0.24 sd under the shift, and
 a trait of 1 by 1.24 and 0.37 sd. A near-deterministic,
 strongly position-biased judge could not be reached by its traits and was pulled
-toward the others by the pooling. The exact tilt costs about a third more per
-gradient (1.32 times on LLMBar, ``benchmarks/bench_gradient.py``).
+toward the others by the pooling. Written as a PyTensor graph, the exact tilt cost
+about a third more per gradient than the shift (1.32 times on LLMBar).
 
 Why traits. Judges differ in a few ways that act on every verdict, and each way
 moves probability between many patterns a little. Pooled split by split only, such
@@ -58,7 +58,8 @@ loses its mass, so no interval collapses to a point on small data.
 Judges are pooled within a benchmark, never across benchmarks (rank shifts between
 benchmarks are not shrunk away). The likelihood has one beta-binomial term per
 (judge, split) with items, weighted by the pattern counts of the tally, never one
-term per judgment.
+term per judgment: the tilt, the split probabilities and every term, with
+their gradient, are one compiled kernel (:mod:`judgestats.models.kernels`).
 
 Parameterisation, chosen by data size. ``v`` is integrated out analytically: NUTS
 samples the benchmark-level ``eta``, the traits and the pooling strengths, and ``v``
@@ -145,9 +146,6 @@ __all__ = [
     "trait_groups",
     "trait_mask",
 ]
-
-#: Counts up to this enter the likelihood as sums of logarithms (see :func:`_log_rising`).
-_SMALL_COUNT = 4
 
 
 @dataclass(frozen=True)
@@ -344,44 +342,12 @@ def _traits(lay: Layout, mask: np.ndarray, shape: float, scale: float):
     return (full - mean) * keep
 
 
-def _rising_data(name: str, k: np.ndarray) -> dict[str, np.ndarray]:
-    """Pairs and counts of :func:`_log_rising` for integer counts ``k``, by data name."""
-    k = np.asarray(np.rint(k), dtype=np.int64)
-    small = np.flatnonzero((k > 0) & (k <= _SMALL_COUNT))
-    big = np.flatnonzero(k > _SMALL_COUNT)
-    return {
-        f"{name}_small": small,
-        f"{name}_small_count": k[small],
-        f"{name}_big": big,
-        f"{name}_big_count": k[big],
-    }
-
-
-def _log_rising(x, name: str, data: dict[str, Any]):
-    """``sum(log Gamma(x + k) - log Gamma(x))`` over pairs, for integer counts ``k``.
-
-    The beta-binomial log-likelihood is three such terms. A count of 0 adds nothing;
-    a count of at most :data:`_SMALL_COUNT` is the sum of ``k`` logarithms
-    ``log(x + i)``, ``i < k``, which costs less than two log-gamma functions and their
-    digammas in the gradient; larger counts use log-gamma. Most (judge, split) counts
-    are small, so this halves the work per gradient. ``data`` holds the pairs and
-    counts of :func:`_rising_data` (``pm.Data`` when new counts of the same structure
-    are to reuse the compiled model), gathered once per kind: every gather with
-    data indices adds to the compile time.
-    """
-    import pytensor.tensor as pt
-
-    xs, ks = x[data[f"{name}_small"]], data[f"{name}_small_count"]
-    small = sum(pt.switch(pt.gt(ks, i), pt.log(xs + i), 0.0) for i in range(_SMALL_COUNT))
-    xb, kb = x[data[f"{name}_big"]], data[f"{name}_big_count"]
-    return pt.sum(small) + pt.sum(pt.gammaln(xb + kb) - pt.gammaln(xb))
-
-
 def count_data(lay: Layout) -> dict[str, np.ndarray]:
     """Everything the PyMC model takes from the counts, by the name of its ``pm.Data``.
 
-    The (judge, split) pairs with items, the index sets of their beta-binomial terms,
-    and the trait scores of every leaf. Two layouts with the same
+    The (judge, split) pairs with items, their items through the split's child
+    (``succ``) and through a later child (``rest``), and the trait scores of every
+    leaf. Two layouts with the same
     :meth:`~judgestats.models.layout.Layout.structure` and :func:`trait_mask` (which
     traits are parameters) give one compiled model, filled with this data.
 
@@ -395,15 +361,13 @@ def count_data(lay: Layout) -> dict[str, np.ndarray]:
     """
     succ, rest = lay.split_counts(lay.counts)  # (judge, split)
     jj, ss = np.nonzero(succ + rest)
-    succ, rest = succ[jj, ss], rest[jj, ss]
-    out = {
+    return {
         "pair_judge": jj,
         "pair_split": ss,
-        "scores": lay.scores,
+        "succ": np.rint(succ[jj, ss]).astype(np.int64),
+        "rest": np.rint(rest[jj, ss]).astype(np.int64),
+        "scores": np.ascontiguousarray(lay.scores),
     }
-    for name, k in (("succ", succ), ("rest", rest), ("total", succ + rest)):
-        out |= _rising_data(name, k)
-    return out
 
 
 @dataclass(frozen=True)
@@ -468,6 +432,8 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
     import pymc as pm
     import pytensor.tensor as pt
 
+    from judgestats.models.kernels import tree_log_likelihood  # numba: on first use
+
     lay = build_layout(data, config.rare_per_judge)
     values = count_data(lay)
     mask = trait_mask(lay)  # which traits are parameters: part of the structure
@@ -482,7 +448,6 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
             "trait", _traits(lay, mask, config.trait_shape, config.trait_scale)
         )
         log_mu, log_1mmu = -pt.softplus(-eta), -pt.softplus(eta)
-        logit = lay.split_logits(log_mu, log_1mmu, trait, d["scores"], apply=apply_pt)
         # Pooling strengths are themselves pooled across the splits of a level: a
         # split seen on a handful of items (a judge's rare invalid outputs) cannot
         # show how much judges differ, and borrows that from the level. Such splits
@@ -500,16 +465,9 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
         # and an unbounded tail lets a chain wander where the beta functions lose all
         # precision (seen as a chain stuck at a step size of 1e-130).
         log_kappa = pm.Deterministic("log_kappa", 12.0 * pt.tanh(raw / 12.0))
-        log_mass = lay.split_mass(log_mu, log_1mmu, apply=apply_pt)
-        jj, ss = d["pair_judge"], d["pair_split"]
-        log_conc = (log_kappa + log_mass)[ss]
-        logit_js = logit[jj, ss]
-        a = pt.exp(log_conc - pt.softplus(-logit_js))
-        b = pt.exp(log_conc - pt.softplus(logit_js))
-        log_lik = (
-            _log_rising(a, "succ", d) + _log_rising(b, "rest", d) - _log_rising(a + b, "total", d)
-        )
-        pm.Potential("dirichlet_multinomial", log_lik)
+        log_conc = log_kappa + lay.split_mass(log_mu, log_1mmu, apply=apply_pt)
+        log_p = lay.leaf_log_prob(log_mu, log_1mmu, apply=apply_pt)
+        pm.Potential("dirichlet_multinomial", tree_log_likelihood(lay, log_p, trait, log_conc, d))
     traits = hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
     structure = f"{lay.structure()}:{traits}:{_prior_key(config)}"
     if not config.reuse_compiled:  # the counts are part of the graph

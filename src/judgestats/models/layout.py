@@ -30,6 +30,7 @@ from judgestats.models.tree import PatternTree, pattern_tree
 from judgestats.tally import BenchmarkTally
 
 __all__ = [
+    "TINY",
     "CellBlock",
     "Layout",
     "apply_np",
@@ -39,6 +40,10 @@ __all__ = [
     "tree_splits",
     "with_novel",
 ]
+
+#: A subtree mass below this is taken as this in a split's probability (its log-odds
+#: about -690, not -inf); no gradient flows through a mass held at it.
+TINY = 1e-300
 
 
 def with_novel(counts: np.ndarray) -> np.ndarray:
@@ -385,6 +390,11 @@ class Layout:
         own = has * log_v[..., np.maximum(self.entry_split, 0)]
         return own + apply(log_1mv, self.before)
 
+    def leaf_log_prob(self, log_mu, log_1mmu, apply=None):
+        """Log probability of every leaf under its cell's mean (product along its path)."""
+        apply = apply or apply_np
+        return apply(self.entry_log_prob(log_mu, log_1mmu, apply), self.leaf_path)
+
     def split_mass(self, log_mu, log_1mmu, apply=None):
         """Log probability, under the mean, of reaching each split's node.
 
@@ -424,6 +434,15 @@ class Layout:
         -------
         array, shape (..., judge, split)
         """
+        log_p = self.leaf_log_prob(log_mu, log_1mmu, apply)
+        return self.tilted_logits(log_p, trait, scores, apply)
+
+    def tilted_logits(self, log_p, trait, scores=None, apply=None):
+        """:meth:`split_logits` from the leaves' log probabilities ``log_p`` (..., leaf).
+
+        The hierarchical tier's likelihood computes the same in one compiled pass
+        (:mod:`judgestats.models.kernels`).
+        """
         n_leaves, n_traits = self.scores.shape
         # the tilt of every leaf, as one product with a (cell x trait, leaf) matrix that
         # holds each leaf's scores in its cell's rows
@@ -444,13 +463,12 @@ class Layout:
             by_cell = np.zeros(shape)
             by_cell[rows, cols] = (self.scores if scores is None else scores).ravel()
             flat = trait.reshape(*trait.shape[:-2], shape[0])
-        log_p = apply(self.entry_log_prob(log_mu, log_1mmu, apply), self.leaf_path)
         log_q = log_p[..., None, :] + flat @ by_cell
         # scaled by each (judge, cell)'s largest leaf, which cancels in every ratio
         mass = apply(exp(log_q - top(log_q)[..., self.leaf_cell]), self._leaf_under)
-        tiny = 1e-300  # a subtree whose mass underflows: log-odds about -690, not -inf
-        child = log(maximum(mass[..., self.split_entry], tiny))
-        return child - log(maximum(apply(mass, self._later_sparse), tiny))
+        # a subtree whose mass underflows: log-odds about -690, not -inf
+        child = log(maximum(mass[..., self.split_entry], TINY))
+        return child - log(maximum(apply(mass, self._later_sparse), TINY))
 
     @cached_property
     def _leaf_under(self) -> sparse.csr_array:
