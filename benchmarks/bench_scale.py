@@ -21,6 +21,8 @@ fresh process, so that its peak resident memory is its own:
   default); its row and the ratio are then lower bounds, and say so.
 
 ``--quick`` is a smoke run: small scales, few draws and resamples.
+``--comparison-only`` runs the import and the subsample comparison alone (on the
+first scale).
 """
 
 from __future__ import annotations
@@ -332,6 +334,11 @@ def main(argv: list[str] | None = None) -> int:
         default=1800.0,
         help="seconds after which the per-judgment fit is stopped (its row a lower bound)",
     )
+    parser.add_argument(
+        "--comparison-only",
+        action="store_true",
+        help="only the per-judgment vs counts comparison, on the first scale's subsample",
+    )
     parser.add_argument("--child", choices=list(STAGES), help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--scale-of", type=float, default=1.0, help=argparse.SUPPRESS)
@@ -344,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
         args.draws, args.tune, args.resamples = 50, 50, 50
     args.scale = args.scale or ("0.02,0.2" if args.quick else "1,10")
     scales = [float(s) for s in args.scale.split(",")]
+    if args.comparison_only:
+        scales = scales[:1]
     whole: dict[float, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         works = []
@@ -356,16 +365,19 @@ def main(argv: list[str] | None = None) -> int:
             files = len(list((work / "logs").iterdir()))
             print(f"scale {scale:g}x: {rows:,} judgments, {files} Parquet files", flush=True)
             res = {}
-            for name in (n for n in STAGES if n not in ("write", *LATE, *COMPARISON)):
+            skipped = ("write", *LATE, *COMPARISON)
+            wanted = ("arrow", "import") if args.comparison_only else STAGES  # data.nc
+            for name in (n for n in STAGES if n in wanted and n not in skipped):
                 res[name] = run_stage(name, args, work)
                 print(_row(STAGES[name][0], res[name], _extra(name, res)), flush=True)
-            if "seconds" in res["report"]:
+            if "seconds" in res.get("report", {}):
                 whole[scale] = res["report"]["seconds"]
             works.append(work)
         for scale in (s for s in scales[1:] if s in whole and scales[0] in whole):
             ratio = whole[scale] / whole[scales[0]]
             print(f"whole report {scale:g}x / {scales[0]:g}x: {ratio:.2f} (goal <= 2)", flush=True)
-        for scale, work in reversed(list(zip(scales, works, strict=True))):
+        late = [] if args.comparison_only else list(zip(scales, works, strict=True))
+        for scale, work in reversed(late):
             print(f"scale {scale:g}x, continued", flush=True)
             res = {}
             for name in LATE:

@@ -55,6 +55,18 @@ def _log_sigmoid_pair(eta):
     return -np.logaddexp(0, -eta), -np.logaddexp(0, eta)
 
 
+def test_log_gamma_and_digamma_equal_scipys():
+    import numba
+
+    from judgestats.models.kernels import _log_gamma_digamma
+
+    both = numba.njit(lambda x: _log_gamma_digamma(x))
+    xs = np.r_[np.logspace(-300, 8, 500), np.linspace(0.01, 30, 500)]
+    got = np.array([both(x) for x in xs])
+    np.testing.assert_allclose(got[:, 0], special.gammaln(xs), rtol=1e-14, atol=1e-13)
+    np.testing.assert_allclose(got[:, 1], special.digamma(xs), rtol=1e-14, atol=1e-14)
+
+
 def test_rising_factorials_equal_log_gamma_differences():
     import numba
 

@@ -57,6 +57,20 @@ SMALL_COUNT = 8
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
+#: Stirling's series of log Gamma(y), in odd powers of 1 / y from the first, and the
+#: asymptotic series of digamma(y), in even powers from the second (B_2n / 2n).
+_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156)
+_DIGAMMA = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
+
+
+@numba.njit(cache=True, inline="always")
+def _polynomial(coefficients: tuple[float, ...], x: float) -> float:
+    """``sum(c[i] * x**i)`` by Horner's rule."""
+    out = 0.0
+    for i in range(len(coefficients) - 1, -1, -1):
+        out = out * x + coefficients[i]
+    return out
+
 
 @numba.njit(cache=True, inline="always")
 def _log_gamma_digamma(x: float) -> tuple[float, float]:
@@ -75,29 +89,8 @@ def _log_gamma_digamma(x: float) -> tuple[float, float]:
     y = x + shift
     log_y, r = math.log(y), 1.0 / y
     r2 = r * r
-    stirling = r * (
-        1.0 / 12
-        - r2
-        * (
-            1.0 / 360
-            - r2
-            * (
-                1.0 / 1260
-                - r2 * (1.0 / 1680 - r2 * (1.0 / 1188 - r2 * (691.0 / 360360 - r2 / 156)))
-            )
-        )
-    )
-    series = r2 * (
-        1.0 / 12
-        - r2
-        * (
-            1.0 / 120
-            - r2
-            * (1.0 / 252 - r2 * (1.0 / 240 - r2 * (1.0 / 132 - r2 * (691.0 / 32760 - r2 / 12))))
-        )
-    )
-    log_gamma = (y - 0.5) * log_y - y + _HALF_LOG_2PI + stirling
-    digamma = log_y - 0.5 * r - series
+    log_gamma = (y - 0.5) * log_y - y + _HALF_LOG_2PI + r * _polynomial(_STIRLING, r2)
+    digamma = log_y - 0.5 * r - r2 * _polynomial(_DIGAMMA, r2)
     if shift > 0.0:
         log_gamma -= math.log(product)
         digamma -= slope / product
