@@ -111,9 +111,10 @@ posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
 
 Where the code lives: :mod:`judgestats.models.layout` flattens the trees into
 splits, this module builds the PyMC model from them (:func:`build_pymc_model`),
-:mod:`judgestats.models.sampling` samples it with nutpie (compiled once per
-model; with ``reuse_compiled``, once per structure: a refit with new counts and the
-same pattern trees does not compile again) and
+whose likelihood and its gradient are the compiled kernel of
+:mod:`judgestats.models.kernels`, :mod:`judgestats.models.sampling` samples it
+with nutpie (compiled once per model; with ``reuse_compiled``, once per structure:
+a refit with new counts and the same pattern trees does not compile again) and
 :mod:`judgestats.models.conditionals` turns the draws into item features.
 """
 
