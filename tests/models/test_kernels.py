@@ -159,8 +159,10 @@ def test_gradient_equals_central_differences():
         assert (up - down) / (2 * h) == pytest.approx(slope, rel=1e-6)
 
 
-def test_a_split_no_judge_reaches_leaves_the_likelihood_finite():
-    # a subtree whose tilted mass underflows is held at TINY: finite value and gradient
+def test_an_underflowing_subtree_is_held_at_tiny_as_the_graph_holds_it():
+    # one cell's leaves but its first far below the first: their masses underflow to
+    # 0 and are held at TINY, which the value and gradient must survive as the
+    # graph's maximum(mass, TINY) does
     import pytensor
     import pytensor.tensor as pt
 
@@ -168,20 +170,25 @@ def test_a_split_no_judge_reaches_leaves_the_likelihood_finite():
     lay = build_layout(FitData.from_data(res.dataset), HierarchicalConfig().rare_per_judge)
     data = count_data(lay)
     eta, trait, log_kappa = _point(lay, 1)
-    eta[:] = 40.0  # every split's first child: the later children's mass underflows
-    e, t, lk = pt.vector(), pt.tensor3(), pt.vector()
-    log_mu, log_1mmu = -pt.softplus(-e), -pt.softplus(e)
-    ll = tree_log_likelihood(
-        lay,
-        lay.leaf_log_prob(log_mu, log_1mmu, apply=apply_pt),
-        t,
-        lk + lay.split_mass(log_mu, log_1mmu, apply=apply_pt),
-        {k: pt.as_tensor_variable(v) for k, v in data.items()},
-    )
-    out = pytensor.function([e, t, lk], [ll, *pt.grad(ll, [e, t, lk])], mode="NUMBA")(
-        eta, trait, log_kappa
-    )
-    assert all(np.isfinite(np.asarray(x)).all() for x in out)
+    log_p = lay.leaf_log_prob(*_log_sigmoid_pair(eta))
+    cell = 0
+    leaves = np.flatnonzero(lay.leaf_cell == cell)
+    log_p[leaves[1:]] = -1000.0
+    trait[:, cell] = 0.0
+    logit = lay.tilted_logits(log_p, trait)[data["pair_judge"], data["pair_split"]]
+    held = np.abs(logit) > 600  # log(TINY) - log(mass of the first leaf)
+    assert held.sum() > 3
+    p, t, c = pt.vector(), pt.tensor3(), pt.vector()
+    d = {k: pt.as_tensor_variable(v) for k, v in data.items()}
+    out = {}
+    for name, form in (("kernel", tree_log_likelihood), ("graph", graph_log_likelihood)):
+        ll = form(lay, p, t, c, d)
+        f = pytensor.function([p, t, c], [ll, *pt.grad(ll, [p, t, c])], mode="FAST_RUN")
+        out[name] = [np.asarray(x) for x in f(log_p, trait, log_kappa)]
+    assert all(np.isfinite(x).all() for x in out["kernel"])
+    assert float(out["kernel"][0]) == pytest.approx(float(out["graph"][0]), rel=1e-10)
+    for a, b in zip(out["kernel"][1:], out["graph"][1:], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-7 * np.abs(b).max())
 
 
 def test_the_model_uses_the_kernel():

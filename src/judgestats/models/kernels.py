@@ -32,14 +32,19 @@ graph and against central differences.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
 
 from judgestats.models.layout import TINY
+
+if TYPE_CHECKING:
+    from judgestats.models.layout import Layout
 
 __all__ = [
     "SMALL_COUNT",
@@ -231,7 +236,7 @@ def _op_class() -> type:
     from pytensor.gradient import DisconnectedType, disconnected_type, grad_not_implemented
     from pytensor.graph.basic import Apply
     from pytensor.graph.op import Op
-    from pytensor.link.numba.dispatch.basic import register_funcify_default_op_cache_key
+    from pytensor.link.numba.dispatch.basic import register_funcify_and_cache_key
 
     class TreeLogLikelihood(Op):
         """Log-likelihood of the hierarchical tier, with its gradient as extra outputs.
@@ -274,11 +279,20 @@ def _op_class() -> type:
                 *[disconnected_type() for _ in inputs[4:]],
             ]
 
-    @register_funcify_default_op_cache_key(TreeLogLikelihood)
-    def _numba_tree_loglik(op: Any, node: Any, **kwargs: Any) -> Any:
-        return tree_loglik, 1
+    @register_funcify_and_cache_key(TreeLogLikelihood)
+    def _numba_tree_loglik(op: Any, node: Any, **kwargs: Any) -> tuple[Any, str]:
+        # PyTensor caches compiled graphs on disk by this key: it must change with
+        # the kernel's code, or an edited kernel would run its stale compiled form
+        return tree_loglik, _cache_key()
 
     return TreeLogLikelihood
+
+
+@functools.cache
+def _cache_key() -> str:
+    """Key of the compiled kernel in PyTensor's cache: this module's source and TINY."""
+    source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return f"judgestats.TreeLogLikelihood:{TINY!r}:{source}"
 
 
 @functools.cache
@@ -287,7 +301,7 @@ def tree_loglik_op() -> Any:
     return _op_class()()
 
 
-def tree_inputs(lay: Any, data: dict) -> list:
+def tree_inputs(lay: Layout, data: dict) -> list:
     """Return the inputs of :func:`tree_loglik` after the three parameters, in order.
 
     Parameters
@@ -303,17 +317,11 @@ def tree_inputs(lay: Any, data: dict) -> list:
     list
         ``scores``, the trees' integer arrays, then the counts.
     """
-    from scipy import sparse
-
-    path = sparse.csr_array(lay.leaf_path)
-    later = sparse.csr_array(lay.later)
-    for m in (path, later):
-        m.eliminate_zeros()
-        m.sort_indices()
 
     def ints(x: Any) -> np.ndarray:
         return np.ascontiguousarray(x, dtype=np.int64)
 
+    path, later = lay.leaf_path, lay.later_csr  # canonical CSR: sorted, no zeros
     structure = [
         ints(np.r_[lay.leaf_offset, len(lay.leaf_cell)]),
         ints(path.indptr),
@@ -327,7 +335,7 @@ def tree_inputs(lay: Any, data: dict) -> list:
     return [data["scores"], *structure, *counts]
 
 
-def tree_log_likelihood(lay: Any, log_p: Any, trait: Any, log_conc: Any, data: dict) -> Any:
+def tree_log_likelihood(lay: Layout, log_p: Any, trait: Any, log_conc: Any, data: dict) -> Any:
     """Return the hierarchical tier's log-likelihood as a PyTensor scalar.
 
     Parameters
@@ -348,7 +356,7 @@ def tree_log_likelihood(lay: Any, log_p: Any, trait: Any, log_conc: Any, data: d
     return tree_loglik_op()(log_p, trait, log_conc, *tree_inputs(lay, data))[0]
 
 
-def graph_log_likelihood(lay: Any, log_p: Any, trait: Any, log_conc: Any, data: dict) -> Any:
+def graph_log_likelihood(lay: Layout, log_p: Any, trait: Any, log_conc: Any, data: dict) -> Any:
     """:func:`tree_log_likelihood` written as a PyTensor graph, for reference.
 
     The split log-odds of :meth:`~judgestats.models.layout.Layout.tilted_logits`,

@@ -468,7 +468,7 @@ class Layout:
         mass = apply(exp(log_q - top(log_q)[..., self.leaf_cell]), self._leaf_under)
         # a subtree whose mass underflows: log-odds about -690, not -inf
         child = log(maximum(mass[..., self.split_entry], TINY))
-        return child - log(maximum(apply(mass, self._later_sparse), TINY))
+        return child - log(maximum(apply(mass, self.later_csr), TINY))
 
     @cached_property
     def _leaf_under(self) -> sparse.csr_array:
@@ -476,7 +476,8 @@ class Layout:
         return sparse.csr_array(self.leaf_path.T)
 
     @cached_property
-    def _later_sparse(self) -> sparse.csr_array:
+    def later_csr(self) -> sparse.csr_array:
+        """:attr:`later` as a sparse matrix (canonical: sorted indices, no zeros)."""
         return sparse.csr_array(self.later)
 
     def _cell_max_np(self, x: np.ndarray) -> np.ndarray:
