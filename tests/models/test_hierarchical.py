@@ -197,3 +197,38 @@ def test_metrics_derived_block_by_block_equal_the_features_path(monkeypatch):
     assert list(groups) == list(generic_groups)
     for name in groups:
         xr.testing.assert_identical(groups[name], generic_groups[name])
+
+
+def test_each_judge_has_its_own_pooling_factor(hier_model):
+    post = hier_model.result["posterior"]
+    factor = post["judge_pooling"]
+    assert factor.dims == ("chain", "draw", "judge", "benchmark")
+    assert np.isfinite(factor).all() and (factor > 0).all()  # every judge rated both
+    # a factor per judge, not one per benchmark: the judges' draws differ
+    assert float(factor.std("judge").mean()) > 0
+
+
+def test_judge_offsets_exist_only_where_the_judge_has_items():
+    import pytensor
+
+    from judgestats.models.base import FitData
+    from judgestats.models.hierarchical import build_pymc_model
+
+    params = JudgeParams(agreement=0.8, tie_rate=0.05)
+    benchmarks = [preference_benchmark("mt", 40), correctness_benchmark("jb", 30)]
+    cohort = CohortConfig.from_judges({"a": params, "b": params, "c": {"mt": params}}, benchmarks)
+    data = FitData.from_data(simulate(cohort, random_seed=3).dataset)
+    built = build_pymc_model(data, HierarchicalConfig())
+    u = built.model["log_kappa_judge_u"]
+    assert u.type.shape == (5,)  # 3 judges on mt, 2 on jb
+    m = built.model
+    (graph,) = m.replace_rvs_by_values([m["log_kappa_judge"]])
+    offset = pytensor.function([m.rvs_to_values[u]], graph)
+    # centred over the judges of each benchmark: equal offsets are no offset at all
+    np.testing.assert_array_equal(offset(np.ones(5)), np.zeros((3, 2)))
+    # u of (a, mt), (a, jb), (b, mt), (b, jb), (c, mt): mt's mean 2/3, jb's 5/2
+    got = offset(np.array([1.0, 2.0, 0.0, 3.0, 1.0]))
+    np.testing.assert_allclose(got, [[1 / 3, -0.5], [-2 / 3, 0.5], [1 / 3, 0.0]])
+    without = build_pymc_model(data, HierarchicalConfig(judge_kappa_spread=0.0))
+    assert "log_kappa_judge_u" not in without.model.named_vars
+    assert without.structure != built.structure

@@ -43,12 +43,13 @@ def layout(request):
 
 
 def _point(lay, seed=0):
-    """A random point: split logits, masked traits, log pooling strengths."""
+    """A random point: split logits, masked traits, log pooling strengths, judge offsets."""
     rng = np.random.default_rng(seed)
     eta = rng.normal(0, 1.5, lay.n_splits)
     trait = rng.normal(0, 0.7, (*lay.cell_items.shape, len(TRAITS))) * trait_mask(lay)
     log_kappa = rng.normal(2.0, 1.5, lay.n_splits)
-    return eta, trait, log_kappa
+    judge_conc = rng.normal(0.0, 0.5, lay.cell_items.shape)
+    return eta, trait, log_kappa, judge_conc
 
 
 def _log_sigmoid_pair(eta):
@@ -85,7 +86,7 @@ def test_rising_factorials_equal_log_gamma_differences():
 
 def test_log_likelihood_is_the_beta_binomial_of_every_pair(layout):
     lay = layout
-    eta, trait, log_kappa = _point(lay)
+    eta, trait, log_kappa, judge_conc = _point(lay)
     log_mu, log_1mmu = _log_sigmoid_pair(eta)
     log_conc = log_kappa + lay.split_mass(log_mu, log_1mmu)
     data = count_data(lay)
@@ -93,11 +94,13 @@ def test_log_likelihood_is_the_beta_binomial_of_every_pair(layout):
         lay.leaf_log_prob(log_mu, log_1mmu),
         trait,
         log_conc,
+        judge_conc,
         *tree_inputs(lay, data),
     )[0].eval()
     # oracle: the array path's split log-odds, scipy's beta-binomial without n-choose-k
     logit = lay.split_logits(log_mu, log_1mmu, trait)[data["pair_judge"], data["pair_split"]]
-    conc = np.exp(log_conc[data["pair_split"]])
+    jj, ss = data["pair_judge"], data["pair_split"]
+    conc = np.exp(log_conc[ss] + judge_conc[jj, lay.split_cell[ss]])
     a, b = conc * special.expit(logit), conc * special.expit(-logit)
     n, k = data["succ"] + data["rest"], data["succ"]
     expected = np.sum(stats.betabinom.logpmf(k, n, a, b) - np.log(special.comb(n, k)))
@@ -113,16 +116,18 @@ def test_gradient_equals_pytensors_gradient_of_the_graph(layout, mode):
     lay = layout
     data = count_data(lay)
     eta, trait, log_kappa = pt.vector("eta"), pt.tensor3("trait"), pt.vector("log_kappa")
+    judge_conc = pt.matrix("judge_conc")
     log_mu, log_1mmu = -pt.softplus(-eta), -pt.softplus(eta)
     args = (
         lay,
         lay.leaf_log_prob(log_mu, log_1mmu, apply=apply_pt),
         trait,
         log_kappa + lay.split_mass(log_mu, log_1mmu, apply=apply_pt),
+        judge_conc,
         {k: pt.as_tensor_variable(v) for k, v in data.items()},
     )
     kernel, graph = tree_log_likelihood(*args), graph_log_likelihood(*args)
-    inputs = [eta, trait, log_kappa]
+    inputs = [eta, trait, log_kappa, judge_conc]
     f = pytensor.function(inputs, [kernel, *pt.grad(kernel, inputs)], mode=mode)
     g = pytensor.function(inputs, [graph, *pt.grad(graph, inputs)], mode="FAST_RUN")
     for seed in range(3):
@@ -136,12 +141,13 @@ def test_gradient_equals_pytensors_gradient_of_the_graph(layout, mode):
 def test_gradient_equals_central_differences():
     res = simulate(exchangeable_cohort(3, random_seed=1), random_seed=2)
     lay = build_layout(FitData.from_data(res.dataset), HierarchicalConfig().rare_per_judge)
-    eta, trait, log_kappa = _point(lay, 7)
+    eta, trait, log_kappa, judge_conc = _point(lay, 7)
     log_mu, log_1mmu = _log_sigmoid_pair(eta)
     point = [
         lay.leaf_log_prob(log_mu, log_1mmu),
         trait,
         log_kappa + lay.split_mass(log_mu, log_1mmu),
+        judge_conc,
     ]
     rest = tree_inputs(lay, count_data(lay))
 
@@ -169,7 +175,7 @@ def test_an_underflowing_subtree_is_held_at_tiny_as_the_graph_holds_it():
     res = simulate(exchangeable_cohort(3, random_seed=1), random_seed=2)
     lay = build_layout(FitData.from_data(res.dataset), HierarchicalConfig().rare_per_judge)
     data = count_data(lay)
-    eta, trait, log_kappa = _point(lay, 1)
+    eta, trait, log_kappa, judge_conc = _point(lay, 1)
     log_p = lay.leaf_log_prob(*_log_sigmoid_pair(eta))
     cell = 0
     leaves = np.flatnonzero(lay.leaf_cell == cell)
@@ -178,13 +184,13 @@ def test_an_underflowing_subtree_is_held_at_tiny_as_the_graph_holds_it():
     logit = lay.tilted_logits(log_p, trait)[data["pair_judge"], data["pair_split"]]
     held = np.abs(logit) > 600  # log(TINY) - log(mass of the first leaf)
     assert held.sum() > 3
-    p, t, c = pt.vector(), pt.tensor3(), pt.vector()
+    p, t, c, jc = pt.vector(), pt.tensor3(), pt.vector(), pt.matrix()
     d = {k: pt.as_tensor_variable(v) for k, v in data.items()}
     out = {}
     for name, form in (("kernel", tree_log_likelihood), ("graph", graph_log_likelihood)):
-        ll = form(lay, p, t, c, d)
-        f = pytensor.function([p, t, c], [ll, *pt.grad(ll, [p, t, c])], mode="FAST_RUN")
-        out[name] = [np.asarray(x) for x in f(log_p, trait, log_kappa)]
+        ll = form(lay, p, t, c, jc, d)
+        f = pytensor.function([p, t, c, jc], [ll, *pt.grad(ll, [p, t, c, jc])], mode="FAST_RUN")
+        out[name] = [np.asarray(x) for x in f(log_p, trait, log_kappa, judge_conc)]
     assert all(np.isfinite(x).all() for x in out["kernel"])
     assert float(out["kernel"][0]) == pytest.approx(float(out["graph"][0]), rel=1e-10)
     for a, b in zip(out["kernel"][1:], out["graph"][1:], strict=True):

@@ -176,10 +176,11 @@ def split_log_probabilities(
     log_kappa: np.ndarray,
     rng: np.random.Generator,
     weighted: np.ndarray | None = None,
+    judge_offset: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Draw every judge's split probabilities from their Beta conditionals (one chain).
 
-    ``v[j, s] ~ Beta(conc[s] mu[j, s] + succ[j, s], conc[s] (1 - mu[j, s]) + rest[j, s])``,
+    ``v[j, s] ~ Beta(conc[j, s] mu[j, s] + succ[j, s], conc[j, s] (1 - mu[j, s]) + rest[j, s])``,
     drawn from gammas on the log scale: independently per judge, or coupled across
     judges through shared item weights (see the module docs).
 
@@ -196,6 +197,9 @@ def split_log_probabilities(
     weighted : ndarray, shape (draw, judge, entry), optional
         Item-weighted entry counts (:func:`item_weighted_counts`); without them the
         judges' draws are independent.
+    judge_offset : ndarray, shape (draw, judge, benchmark), optional
+        Each judge's offset of its log pooling concentrations (``log_kappa_judge``);
+        none, every judge pooled alike.
 
     Returns
     -------
@@ -207,6 +211,8 @@ def split_log_probabilities(
     logit = lay.split_logits(log_eta, log_1meta, trait)
     log_mu, log_1mmu = -np.logaddexp(0, -logit), -np.logaddexp(0, logit)
     log_conc = log_kappa[:, None, :] + lay.split_mass(log_eta, log_1meta)[:, None, :]
+    if judge_offset is not None:  # (draw, judge, benchmark)
+        log_conc = log_conc + judge_offset[:, :, lay.cell_benchmark[lay.split_cell]]
     if weighted is None:
         lg1 = _log_gamma_draw(np.exp(log_conc + log_mu) + succ[None], rng)
         lg2 = _log_gamma_draw(np.exp(log_conc + log_1mmu) + rest[None], rng)
@@ -334,6 +340,7 @@ def expected_features(
     eta = posterior["eta"].values  # (chain, draw, split)
     trait = posterior["trait"].values  # (chain, draw, judge, cell, trait)
     log_kappa = posterior["log_kappa"].values  # (chain, draw, split)
+    judge_offset = posterior["log_kappa_judge"].values if "log_kappa_judge" in posterior else None
     shape = (len(data.judges), len(data.benchmarks), len(FEATURES))
     out = None
     if consume is None:
@@ -351,7 +358,13 @@ def expected_features(
         n = sl.stop - sl.start
         weighted = item_weighted_counts(lay, data, n, stream) if pair_items else None
         log_v, log_1mv = split_log_probabilities(
-            lay, eta[ch, sl], trait[ch, sl], log_kappa[ch, sl], stream, weighted
+            lay,
+            eta[ch, sl],
+            trait[ch, sl],
+            log_kappa[ch, sl],
+            stream,
+            weighted,
+            None if judge_offset is None else judge_offset[ch, sl],
         )
         entry_p = np.exp(lay.entry_log_prob(log_v, log_1mv))  # (draw, judge, entry)
         block_out = np.full((n, *shape), np.nan)  # (draw, judge, benchmark, feature)
@@ -430,7 +443,8 @@ def hyper_dataset(
     lay : Layout
     data : FitData
     posterior : xarray.Dataset
-        NUTS draws of ``log_kappa`` and ``trait_u``.
+        NUTS draws of ``log_kappa``, ``trait_u`` and, when the model has them, the
+        judges' offsets ``log_kappa_judge``.
     shape, scale : float
         The prior ``InvGamma(shape, scale)`` of a trait variance.
     rng : numpy.random.Generator
@@ -441,7 +455,10 @@ def hyper_dataset(
     xarray.Dataset
         ``pooling_concentration (chain, draw, benchmark, label, level)``: the geometric
         mean of the concentrations of a level's splits; ``trait_spread (chain, draw,
-        benchmark, trait)``.
+        benchmark, trait)``; with judge offsets in the model, ``judge_pooling (chain,
+        draw, judge, benchmark)``: the factor by which a judge's pooling
+        concentrations differ from the benchmark's (below 1: pooled less than the
+        others; NaN where the judge has no items).
     """
     log_kappa = posterior["log_kappa"].values
     n_chain, n_draw = posterior.sizes["chain"], posterior.sizes["draw"]
@@ -455,18 +472,24 @@ def hyper_dataset(
                 pooling[:, :, bi, li, level] = np.exp(log_kappa[..., mask].mean(-1))
     hyper = {HYPER_ATTR: 1}  # diagnosed with the reported metrics
     spread = trait_spread_draws(lay, posterior, shape, scale, rng)
+    variables = {
+        "pooling_concentration": (
+            ("chain", "draw", "benchmark", "label", "level"),
+            pooling,
+            hyper,
+        ),
+        "trait_spread": (("chain", "draw", "benchmark", "trait"), spread, hyper),
+    }
+    if "log_kappa_judge" in posterior:
+        present = lay.judge_benchmark_items > 0
+        factor = np.where(present, np.exp(posterior["log_kappa_judge"].values), np.nan)
+        variables["judge_pooling"] = (("chain", "draw", "judge", "benchmark"), factor, hyper)
     return xr.Dataset(
-        {
-            "pooling_concentration": (
-                ("chain", "draw", "benchmark", "label", "level"),
-                pooling,
-                hyper,
-            ),
-            "trait_spread": (("chain", "draw", "benchmark", "trait"), spread, hyper),
-        },
+        variables,
         coords={
             "chain": np.arange(n_chain),
             "draw": np.arange(n_draw),
+            "judge": list(data.judges),
             "benchmark": list(data.benchmarks),
             "label": list(LABEL_NAMES),
             "level": list(LEVELS),

@@ -18,9 +18,16 @@ every category has its own pooling strength. For every split ``s`` of a cell ``c
     q[j, k]       ~ p[k] * exp(sum_t u[j, c, t] * x[k, t])         judge-level mean
     mu[j, s]      = q[j] under s's child / q[j] under the later children
     log kappa[s]  = m[level(s)] + tau * w[s]             w ~ Normal(0, 1)
-    conc[s]       = kappa[s] * M[s]       M[s]: mean probability of reaching s's node
-    v[j, s]       ~ Beta(conc[s] * mu[j, s], conc[s] * (1 - mu[j, s]))
+    d[j, b]       ~ Normal(0, s2_d[b]), centred over j   s2_d ~ InvGamma (integrated out)
+    conc[j, s]    = kappa[s] * exp(d[j, b]) * M[s]   M[s]: mean mass reaching s's node
+    v[j, s]       ~ Beta(conc[j, s] * mu[j, s], conc[j, s] * (1 - mu[j, s]))
     n[j, s]       ~ Binomial(n[j, s] + rest[j, s], v[j, s])
+
+A judge's pooling concentrations are the benchmark's times its own factor
+``exp(d[j, b])`` (:func:`_judge_offsets`; ``judge_pooling`` in the posterior): a
+judge whose verdicts stray from its traits' mean more than the others' do is pooled
+less, instead of being pulled toward them as strongly as the judges the cohort
+resembles.
 
 The judge-level mean ``q[j]`` is the benchmark mean ``p`` exponentially tilted by
 the judge's *traits* (:mod:`judgestats.models.traits`): agreement (preference for
@@ -90,21 +97,40 @@ rated without changing any judge's own posterior
 explain. Over 10 replicates of a cohort with a shared item difficulty, a judge run
 twice and two near-deterministic, strongly position-biased judges
 (:func:`judgestats.simulate.shared_difficulty_cohort`, data seeds 1000-1009,
-``benchmarks/bench_coverage.py --tier both --replicates 10``), the 95% intervals
-cover kappa 0.942, exact match 0.958, P(first) 0.942, flip rate 0.908, test-retest
-0.908 and kappa differences 0.954 (Monte Carlo error 0.010-0.019, z-score sd
-0.96-1.10; the exact tier on the same datasets: 0.950, 0.958, 0.938, 0.938, 0.938,
-0.938), and P(judge i ranked above judge j) differs from the exact tier's by 0.023
-in the median pair and 0.074 at most. The design level of the tree and the trait
-prior (:func:`_traits`) made most of that: before them the same figures were 0.917,
-0.932, 0.938, 0.875, 0.932 and 0.929 on 8 replicates, and the P(above) gap 0.054
-and 0.188. What is left is the near-deterministic judges: a pull of a few
-pseudo-items toward the cohort moves a test-retest of 0.99, whose posterior sd is
-about 0.006, by about one sd (the exact tier's single prior pseudo-item costs 0.7
-sd already), and the flip rate of a judge whose flips are rarer than the others'.
-An item-level model of what judges share (latent item classes, a crossed judge x
-item model) was not built; the pairing of the draws, and of the exact tier, is
-nonparametric.
+``benchmarks/bench_coverage.py --tier both --replicates 10 --cores 2``), the 95%
+intervals cover kappa 0.958, exact match 0.963, P(first) 0.954, flip rate 0.942,
+test-retest 0.933 and kappa differences 0.954 (Monte Carlo error 0.008-0.016,
+z-score sd 0.97-1.07), and P(judge i ranked above judge j) differs from the exact
+tier's by 0.014 in the median pair and 0.041 at most.
+
+What made the difference, measured on those datasets and seeds:
+
+* the judges' own pooling factors (:func:`_judge_offsets`) and a wider prior of the
+  trait spreads (``trait_sigma`` 2, :func:`_traits`) together took the figures
+  above from 0.950, 0.963, 0.942, 0.912, 0.917 and 0.957 (P(above) gap 0.022 and
+  0.078; the flip rate of the judge that flips least in a benchmark covered in 5 of
+  10 replicates). Shrinkage was the cause: with the DM residual unpooled
+  (``log_kappa`` near -4) the two near-deterministic judges' test-retest had mean
+  z-scores of +1.47 and +0.62 over 4 replicates, pooled -0.95 and -1.05 over 10,
+  pulled about one posterior sd toward the cohort, as were the flip rate of the
+  judge that flips least (+1.37 and +1.47 in two benchmarks) and the test-retest
+  of the least stable one (+1.14).
+* The judges' factors alone moved those two test-retests to -0.12 and -0.14 and
+  the others not; with trait spreads centred at 1 (``trait_sigma`` 1) coverage was
+  0.912 for the flip rate and 0.929 for test-retest, the P(above) gap 0.068.
+* The wider trait prior alone: flip rate 0.933, test-retest 0.921, gap 0.042; a
+  prior of 4 (0.938 and 0.932 on 8 replicates, gap 0.030) pools hardly at all and
+  costs more sampling.
+* Not kept: a heavier-tailed trait prior per judge (each judge's traits scaled by
+  its own ``InvGamma(2, 2)`` variance factor), flip rate 0.908, test-retest 0.921,
+  gap 0.097; a wider spread of the log pooling strengths within a tree level
+  (``log_kappa_spread`` 1.5), 0.921 and 0.917.
+
+Before the design level of the tree and the inverse-gamma trait prior, the same
+figures were 0.917, 0.932, 0.938, 0.875, 0.932 and 0.929 on 8 replicates, and the
+P(above) gap 0.054 and 0.188. An item-level model of what judges share (latent
+item classes, a crossed judge x item model) was not built; the pairing of the
+draws, and of the exact tier, is nonparametric.
 
 ``prior_scale`` multiplies every pooling prior's scale, to show how much the
 posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
@@ -180,9 +206,16 @@ class HierarchicalConfig:
     trait_sigma, trait_shape : float
         The variance of each judge trait across the judges of a benchmark (in
         log-odds per sd of the trait's item feature) has the prior
-        ``InvGamma(trait_shape, trait_sigma**2 / 2)``: mean ``trait_sigma**2 / 2``,
-        zero density at 0 (a few judges cannot pool a trait away), integrated out of
-        the model (:func:`_traits`).
+        ``InvGamma(trait_shape, trait_sigma**2 / 2)``: mean ``trait_sigma**2 / 2``
+        (2 by default: about one log-odds per sd of the feature), zero density at 0
+        (a few judges cannot pool a trait away), integrated out of the model
+        (:func:`_traits`).
+    judge_kappa_spread : float, default 1.0
+        The variance, across the judges of a benchmark, of their offsets to the log
+        pooling concentrations has the prior ``InvGamma(trait_shape,
+        judge_kappa_spread**2 / 2)``, integrated out: a judge whose verdicts stray
+        from its traits' mean more than the others' do is pooled less
+        (:func:`_judge_offsets`). 0 pools every judge alike.
     cores : int
         Chains sampled in parallel.
     prior : float, default 1.0
@@ -191,7 +224,8 @@ class HierarchicalConfig:
         is a split of the tree like any other.
     prior_scale : float, default 1.0
         Multiplies the scale of every prior that sets how strongly judges are pooled
-        (``trait_sigma``, ``log_kappa_sigma`` and ``log_kappa_spread``): 0.5 and 2
+        (``trait_sigma``, ``log_kappa_sigma``, ``log_kappa_spread`` and
+        ``judge_kappa_spread``): 0.5 and 2
         show how much the posterior depends on them (``fit --prior-scale``;
         ``benchmarks/bench_prior_sensitivity.py``).
     reuse_compiled : bool, default False
@@ -219,13 +253,14 @@ class HierarchicalConfig:
     log_kappa_mu: float = 1.0
     log_kappa_sigma: float = 0.5
     log_kappa_spread: float = 0.3
-    trait_sigma: float = 1.0
+    trait_sigma: float = 2.0
     cores: int = 2
     trait_shape: float = 2.0
     prior: float = DEFAULT_CONCENTRATION
     prior_scale: float = 1.0
     reuse_compiled: bool = False
     pair_items: bool = True
+    judge_kappa_spread: float = 1.0
 
     def __post_init__(self) -> None:
         if not (self.prior_scale > 0 and np.isfinite(self.prior_scale)):
@@ -238,11 +273,18 @@ class HierarchicalConfig:
             raise ValueError(
                 "eta_sigma, log_kappa_sigma, trait_sigma and trait_shape must be positive"
             )
+        if not self.judge_kappa_spread >= 0:
+            raise ValueError(f"judge_kappa_spread={self.judge_kappa_spread!r}; must be >= 0")
 
     @property
     def trait_scale(self) -> float:
         """Scale of the inverse-gamma prior of a trait's variance (``prior_scale`` in)."""
         return 0.5 * (self.prior_scale * self.trait_sigma) ** 2
+
+    @property
+    def judge_kappa_scale(self) -> float:
+        """Scale of the inverse-gamma prior of the variance of the judges' offsets."""
+        return 0.5 * (self.prior_scale * self.judge_kappa_spread) ** 2
 
 
 def trait_mask(lay: Layout) -> np.ndarray:
@@ -268,9 +310,8 @@ def trait_groups(lay: Layout, mask: np.ndarray) -> tuple[np.ndarray, int]:
         ``benchmark * n_traits + trait``.
     n_groups : int
     """
-    cell_benchmark = np.asarray([b for b, _ in lay.cells], dtype=np.int64)
     _, cell, trait = np.nonzero(mask)
-    return cell_benchmark[cell] * mask.shape[-1] + trait, lay.n_benchmarks * mask.shape[-1]
+    return lay.cell_benchmark[cell] * mask.shape[-1] + trait, lay.n_benchmarks * mask.shape[-1]
 
 
 def _traits(lay: Layout, mask: np.ndarray, shape: float, scale: float):
@@ -309,6 +350,16 @@ def _traits(lay: Layout, mask: np.ndarray, shape: float, scale: float):
     * InvGamma(2, 0.5), integrated out (this form): .964 .948 .938 .917 .911 .957;
       .079, .021; ESS 243; 61 steps, 130 s.
 
+    The default became ``InvGamma(2, 2)`` (``trait_sigma`` 2) with the judges' own
+    pooling factors (:func:`_judge_offsets`), on replicates 1000-1009: see the
+    module docs. On the 1x seed-002 cohort NUTS then takes 63 leapfrog steps per
+    draw (seeds 0 and 2, and a whole report), against 134 with ``InvGamma(2, 2)``
+    and no factors (seed 0) and 39-60 with the previous default (``InvGamma(2,
+    0.5)``, no factors): the wider prior lets the traits trade off against the
+    residual, which the judges' factors partly take up. On LLMBar the trait spreads
+    mix better under it (1 of 48 cells under a bulk ESS of 400, against 15 of 48 and
+    an R-hat up to 1.025), at 63 steps per draw against 32.
+
     Sampling only the centred traits' free coordinates (a zero-sum basis per (cell,
     trait), the map of PyMC's ``ZeroSumNormal``, with the cells' trait means
     integrated out: the same posterior of ``trait``) halved the leapfrog steps on the
@@ -332,10 +383,11 @@ def _traits(lay: Layout, mask: np.ndarray, shape: float, scale: float):
     A prior with mass near 0 lets a few judges pool a trait away, and the two
     extreme judges of that cohort were then pulled toward the others; the gain is the
     prior's, which keeps the spread off 0 (``InvGamma(2, 0.5)`` puts almost no mass
-    below a spread of 0.15), not the form's. Among its forms, integrating the spread
-    out mixed best. Its cost is on large cohorts: the traits, less pooled, trade off
-    against the Dirichlet-multinomial residual, and on the seed-002 cohort NUTS takes
-    about twice the leapfrog steps of the half-normal prior. A centred form with a
+    below a spread of 0.15, ``InvGamma(2, 2)`` below 0.3), not the form's. Among its
+    forms, integrating the spread out mixed best. Its cost is on large cohorts: the
+    traits, less pooled, trade off against the Dirichlet-multinomial residual, and on
+    the seed-002 cohort NUTS takes about twice the leapfrog steps of the half-normal
+    prior. A centred form with a
     half-normal spread mixed worst of all (LLMBar: R-hat 2.06, ESS 3).
     """
     import pymc as pm
@@ -351,6 +403,42 @@ def _traits(lay: Layout, mask: np.ndarray, shape: float, scale: float):
     keep = mask.astype(float)  # 0/1: PyTensor's rewrites refuse bool products
     mean = full.sum(0) / np.maximum(mask.sum(0), 1)
     return (full - mean) * keep
+
+
+def _judge_offsets(lay: Layout, shape: float, scale: float):
+    """Each judge's offset of its log pooling concentrations per benchmark, (judge, benchmark).
+
+    The offsets of a benchmark's judges are ``Normal(0, s2[b])``, centred over them,
+    with ``s2[b] ~ InvGamma(shape, scale)`` integrated out as the traits' spreads are
+    (:func:`_traits`: jointly Student-t, the offsets themselves sampled), for the
+    judges with items in the benchmark; 0 elsewhere, and everywhere when ``scale``
+    is 0 (every judge pooled alike). Centred, they share the benchmark's pooling out
+    among its judges, and the level means of ``log_kappa`` keep its strength.
+    Uncentred (with a half-normal spread, non-centred), a shift of every judge's
+    offset and the opposite shift of the level means were one likelihood: on the 1x
+    seed-002 cohort, whose judges the traits describe fully, the offsets drifted to
+    a median factor of 740 (up to 8,110) past the soft bound of ``log_kappa``, and
+    NUTS took 165 leapfrog steps per draw. Centred but non-centred in their spread,
+    they took 63 steps and left a divergent transition in 3 of 4 fits there (seeds 0
+    to 2 and a report). The deterministic ``log_kappa_judge`` holds the offsets.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    present = lay.judge_benchmark_items > 0  # (judge, benchmark)
+    if scale <= 0:
+        return pt.zeros(present.shape)
+    at = np.flatnonzero(present.ravel())
+    benchmark = at % lay.n_benchmarks
+    count = np.bincount(benchmark, minlength=lay.n_benchmarks).astype(float)
+    d = pm.Flat("log_kappa_judge_u", shape=len(at))
+    sum_sq = pt.zeros(lay.n_benchmarks)[benchmark].inc(d**2)
+    pm.Potential(
+        "log_kappa_judge_prior", pt.sum(-(shape + count / 2) * pt.log1p(sum_sq / (2 * scale)))
+    )
+    mean = pt.zeros(lay.n_benchmarks)[benchmark].inc(d) / np.maximum(count, 1)
+    offset = pt.zeros(present.size)[at].set(d - mean[benchmark]).reshape(present.shape)
+    return pm.Deterministic("log_kappa_judge", offset)
 
 
 def count_data(lay: Layout) -> dict[str, np.ndarray]:
@@ -414,6 +502,7 @@ def _prior_key(config: HierarchicalConfig) -> str:
             config.trait_sigma,
             config.trait_shape,
             config.prior_scale,
+            config.judge_kappa_spread,
         )
     )
 
@@ -477,8 +566,13 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
         # precision (seen as a chain stuck at a step size of 1e-130).
         log_kappa = pm.Deterministic("log_kappa", 12.0 * pt.tanh(raw / 12.0))
         log_conc = log_kappa + lay.split_mass(log_mu, log_1mmu, apply=apply_pt)
+        judge_offset = _judge_offsets(lay, config.trait_shape, config.judge_kappa_scale)
+        judge_conc = judge_offset[:, lay.cell_benchmark]  # (judge, cell)
         log_p = lay.leaf_log_prob(log_mu, log_1mmu, apply=apply_pt)
-        pm.Potential("dirichlet_multinomial", tree_log_likelihood(lay, log_p, trait, log_conc, d))
+        pm.Potential(
+            "dirichlet_multinomial",
+            tree_log_likelihood(lay, log_p, trait, log_conc, judge_conc, d),
+        )
     traits = hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
     structure = f"{lay.structure()}:{traits}:{_prior_key(config)}"
     if not config.reuse_compiled:  # the counts are part of the graph

@@ -3,9 +3,11 @@
 The likelihood of :mod:`judgestats.models.hierarchical` is, for every judge ``j`` and
 split ``s`` with items, the beta-binomial
 
-    log B(n + a, r + b) - log B(a, b),   a = conc[s] mu[j, s],  b = conc[s] (1 - mu[j, s])
+    log B(n + a, r + b) - log B(a, b),   a = conc[j, s] mu[j, s],  b = conc[j, s] (1 - mu[j, s])
 
-(``n`` items took the split's child, ``r`` a later child), where ``mu[j, s]`` is the
+(``n`` items took the split's child, ``r`` a later child), the concentration
+``conc[j, s]`` being the split's times the judge's factor in the split's cell
+(``log_conc[s] + judge_conc[j, cell(s)]`` on the log scale), where ``mu[j, s]`` is the
 split's probability under the judge's mean pattern distribution: the benchmark mean's
 leaf probabilities ``p`` tilted by the judge's traits,
 ``q[k] ~ p[k] exp(scores[k] @ trait[j, cell(k)])``, summed under the split's child
@@ -123,11 +125,13 @@ def tree_loglik(
     log_p: np.ndarray,
     trait: np.ndarray,
     log_conc: np.ndarray,
+    judge_conc: np.ndarray,
     scores: np.ndarray,
     leaf_offset: np.ndarray,
     path_ptr: np.ndarray,
     path_entry: np.ndarray,
     split_entry: np.ndarray,
+    split_cell: np.ndarray,
     later_ptr: np.ndarray,
     later_entry: np.ndarray,
     n_entries: np.ndarray,
@@ -135,7 +139,7 @@ def tree_loglik(
     pair_split: np.ndarray,
     succ: np.ndarray,
     rest: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return the Dirichlet tree's log-likelihood and its gradient.
 
     Parameters
@@ -145,6 +149,8 @@ def tree_loglik(
     trait : ndarray, shape (judge, cell, trait)
     log_conc : ndarray, shape (split,)
         Log concentration of every split.
+    judge_conc : ndarray, shape (judge, cell)
+        Added to the log concentration of every split of the cell for the judge.
     scores : ndarray, shape (leaf, trait)
         Standardised trait features of the leaves.
     leaf_offset : ndarray of int, shape (cell + 1,)
@@ -153,6 +159,8 @@ def tree_loglik(
         The entries on every leaf's path, in CSR form.
     split_entry : ndarray of int, shape (split,)
         The entry (child) each split isolates.
+    split_cell : ndarray of int, shape (split,)
+        The cell of each split.
     later_ptr, later_entry : ndarray of int
         The entries after every split's child in its node, in CSR form.
     n_entries : ndarray of int, shape ()
@@ -165,8 +173,8 @@ def tree_loglik(
     Returns
     -------
     log_lik : ndarray, shape ()
-    d_log_p, d_trait, d_log_conc : ndarray
-        Its gradient, shaped as ``log_p``, ``trait`` and ``log_conc``.
+    d_log_p, d_trait, d_log_conc, d_judge_conc : ndarray
+        Its gradient, shaped as ``log_p``, ``trait``, ``log_conc`` and ``judge_conc``.
     """
     n_judges, n_cells, n_traits = trait.shape
     entries = n_entries[()]
@@ -191,6 +199,7 @@ def tree_loglik(
     log_lik = 0.0
     d_mass = np.zeros((n_judges, entries))
     d_log_conc = np.zeros(log_conc.shape[0])
+    d_judge_conc = np.zeros(judge_conc.shape)
     for p in range(pair_judge.shape[0]):
         j, s = pair_judge[p], pair_split[p]
         child = mass[j, split_entry[s]]
@@ -200,13 +209,16 @@ def tree_loglik(
         child_free, later_free = child >= TINY, later >= TINY
         child, later = max(child, TINY), max(later, TINY)
         whole = child + later
-        conc = math.exp(log_conc[s])
+        c = split_cell[s]
+        conc = math.exp(log_conc[s] + judge_conc[j, c])
         a, b = conc * (child / whole), conc * (later / whole)
         va, da = _rising(a, succ[p])
         vb, db = _rising(b, rest[p])
         vn, dn = _rising(conc, succ[p] + rest[p])
         log_lik += va + vb - vn
-        d_log_conc[s] += da * a + db * b - dn * conc
+        d_conc = da * a + db * b - dn * conc
+        d_log_conc[s] += d_conc
+        d_judge_conc[j, c] += d_conc
         # a and b move with the masses only through mu = child / whole
         common = conc * (da - db) / whole
         if child_free:
@@ -227,7 +239,7 @@ def tree_loglik(
                 d_log_p[k] += g
                 for t in range(n_traits):
                     d_trait[j, c, t] += g * scores[k, t]
-    return np.array(log_lik), d_log_p, d_trait, d_log_conc
+    return np.array(log_lik), d_log_p, d_trait, d_log_conc, d_judge_conc
 
 
 def _op_class() -> type:
@@ -241,18 +253,18 @@ def _op_class() -> type:
     class TreeLogLikelihood(Op):
         """Log-likelihood of the hierarchical tier, with its gradient as extra outputs.
 
-        Inputs: ``log_p``, ``trait``, ``log_conc`` (differentiable), ``scores`` (data)
-        and the tree's and counts' integer arrays, in :func:`tree_loglik`'s order.
-        Outputs: the log-likelihood, then its gradient with respect to the first
-        three inputs, which :meth:`pullback` scales; there are no second derivatives.
+        Inputs: ``log_p``, ``trait``, ``log_conc``, ``judge_conc`` (differentiable),
+        ``scores`` (data) and the tree's and counts' integer arrays, in
+        :func:`tree_loglik`'s order. Outputs: the log-likelihood, then its gradient
+        with respect to the first four inputs, which :meth:`pullback` scales; there
+        are no second derivatives.
         """
 
         __props__ = ()
 
         def make_node(self, *inputs: Any) -> Apply:
             tensors = [pt.as_tensor_variable(x) for x in inputs]
-            log_p, trait, log_conc = tensors[:3]
-            outputs = [pt.dscalar(), log_p.type(), trait.type(), log_conc.type()]
+            outputs = [pt.dscalar(), *(x.type() for x in tensors[:4])]
             return Apply(self, tensors, outputs)
 
         def perform(self, node: Apply, inputs: Sequence[Any], outputs: list) -> None:
@@ -260,10 +272,10 @@ def _op_class() -> type:
                 out[0] = value
 
         def infer_shape(self, node: Apply, shapes: list) -> list:
-            return [(), shapes[0], shapes[1], shapes[2]]
+            return [(), *shapes[:4]]
 
         def connection_pattern(self, node: Apply) -> list[list[bool]]:
-            return [[i < 4] * 4 for i in range(len(node.inputs))]
+            return [[i < 5] * 5 for i in range(len(node.inputs))]
 
         def pullback(
             self, inputs: Sequence[Any], outputs: Sequence[Any], cotangents: Sequence[Any]
@@ -275,8 +287,9 @@ def _op_class() -> type:
                 g * outputs[1],
                 g * outputs[2],
                 g * outputs[3],
-                grad_not_implemented(self, 3, inputs[3], "scores are data"),
-                *[disconnected_type() for _ in inputs[4:]],
+                g * outputs[4],
+                grad_not_implemented(self, 4, inputs[4], "scores are data"),
+                *[disconnected_type() for _ in inputs[5:]],
             ]
 
     @register_funcify_and_cache_key(TreeLogLikelihood)
@@ -327,6 +340,7 @@ def tree_inputs(lay: Layout, data: dict) -> list:
         ints(path.indptr),
         ints(path.indices),
         ints(lay.split_entry),
+        ints(lay.split_cell),
         ints(later.indptr),
         ints(later.indices),
         np.array(len(lay.entry_split), dtype=np.int64),
@@ -335,7 +349,9 @@ def tree_inputs(lay: Layout, data: dict) -> list:
     return [data["scores"], *structure, *counts]
 
 
-def tree_log_likelihood(lay: Layout, log_p: Any, trait: Any, log_conc: Any, data: dict) -> Any:
+def tree_log_likelihood(
+    lay: Layout, log_p: Any, trait: Any, log_conc: Any, judge_conc: Any, data: dict
+) -> Any:
     """Return the hierarchical tier's log-likelihood as a PyTensor scalar.
 
     Parameters
@@ -346,6 +362,8 @@ def tree_log_likelihood(lay: Layout, log_p: Any, trait: Any, log_conc: Any, data
         Leaf log probabilities under the benchmark means.
     trait : TensorVariable, shape (judge, cell, trait)
     log_conc : TensorVariable, shape (split,)
+    judge_conc : TensorVariable, shape (judge, cell)
+        Each judge's log concentration offset in each cell.
     data : dict of str to TensorVariable
         See :func:`tree_inputs`.
 
@@ -353,10 +371,12 @@ def tree_log_likelihood(lay: Layout, log_p: Any, trait: Any, log_conc: Any, data
     -------
     TensorVariable, shape ()
     """
-    return tree_loglik_op()(log_p, trait, log_conc, *tree_inputs(lay, data))[0]
+    return tree_loglik_op()(log_p, trait, log_conc, judge_conc, *tree_inputs(lay, data))[0]
 
 
-def graph_log_likelihood(lay: Layout, log_p: Any, trait: Any, log_conc: Any, data: dict) -> Any:
+def graph_log_likelihood(
+    lay: Layout, log_p: Any, trait: Any, log_conc: Any, judge_conc: Any, data: dict
+) -> Any:
     """:func:`tree_log_likelihood` written as a PyTensor graph, for reference.
 
     The split log-odds of :meth:`~judgestats.models.layout.Layout.tilted_logits`,
@@ -371,7 +391,7 @@ def graph_log_likelihood(lay: Layout, log_p: Any, trait: Any, log_conc: Any, dat
 
     jj, ss = data["pair_judge"], data["pair_split"]
     logit = lay.tilted_logits(log_p, trait, data["scores"], apply=apply_pt)[jj, ss]
-    conc = log_conc[ss]
+    conc = log_conc[ss] + judge_conc[jj, pt.as_tensor_variable(lay.split_cell)[ss]]
     a = pt.exp(conc - pt.softplus(-logit))
     b = pt.exp(conc - pt.softplus(logit))
     k, r = data["succ"], data["rest"]

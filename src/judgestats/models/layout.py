@@ -476,6 +476,18 @@ class Layout:
         return sparse.csr_array(self.leaf_path.T)
 
     @cached_property
+    def cell_benchmark(self) -> np.ndarray:
+        """Benchmark of every cell, shape (cell,)."""
+        return np.asarray([b for b, _ in self.cells], dtype=np.int64).reshape(-1)
+
+    @cached_property
+    def judge_benchmark_items(self) -> np.ndarray:
+        """Items of every judge in every benchmark, shape (judge, benchmark)."""
+        out = np.zeros((self.cell_items.shape[0], self.n_benchmarks))
+        np.add.at(out.T, self.cell_benchmark, self.cell_items.T)
+        return out
+
+    @cached_property
     def later_csr(self) -> sparse.csr_array:
         """:attr:`later` as a sparse matrix (canonical: sorted indices, no zeros)."""
         return sparse.csr_array(self.later)

@@ -24,9 +24,9 @@ of items per (benchmark, label) cell. Per simulation:
    ``draws`` thinned posterior draws is recorded.
 
 Parameters are the sampler's: the benchmark-mean logits ``eta`` of every split, the
-level means and spread of the log pooling concentrations, the trait spreads and the
-judges' traits (only those the data can move: traits with loadings, spreads of
-benchmarks with a loaded trait).
+level means and spread of the log pooling concentrations, the judges' offsets of
+them (per benchmark), the trait spreads and the judges' traits (only those the data
+can move: traits with loadings, spreads of benchmarks with a loaded trait).
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ __all__ = ["BINS", "SBCResult", "rank_uniformity", "reference_cohort", "sbc_rank
 
 #: Bins of the rank histogram in :func:`rank_uniformity`.
 BINS = 10
-_GROUPS = ("eta", "log_kappa_level", "log_kappa_sd", "trait_sd", "trait")
+_GROUPS = ("eta", "log_kappa_level", "log_kappa_sd", "log_kappa_judge", "trait_sd", "trait")
 #: Groups drawn by ``pymc.sample_prior_predictive``; the traits and their spreads are
-#: drawn by :func:`_prior_traits`.
+#: drawn by :func:`_prior_traits`, the judges' pooling offsets by :func:`_prior_offsets`.
 _SAMPLED = ("eta", "log_kappa_level", "log_kappa_sd", "log_kappa")
 
 
@@ -126,6 +126,24 @@ def _prior_traits(
     return spread, trait
 
 
+def _prior_offsets(
+    lay: Layout, config: HierarchicalConfig, n: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Draw ``n`` sets of the judges' pooling offsets from the tier's prior.
+
+    Returns
+    -------
+    ndarray, shape (n, judge, benchmark)
+        Centred over the judges of each benchmark, 0 where a judge has no items, as
+        the model has them (:func:`~judgestats.models.hierarchical._judge_offsets`).
+    """
+    present = lay.judge_benchmark_items > 0
+    var = config.judge_kappa_scale / rng.gamma(config.trait_shape, size=(n, 1, lay.n_benchmarks))
+    d = rng.normal(size=(n, *present.shape)) * np.sqrt(var) * present
+    mean = d.sum(1, keepdims=True) / np.maximum(present.sum(0), 1)
+    return (d - mean) * present
+
+
 def _simulate_counts(
     lay: Layout, prior: xr.Dataset, s: int, rng: np.random.Generator
 ) -> np.ndarray:
@@ -133,8 +151,9 @@ def _simulate_counts(
     eta = prior["eta"].values[s][None]
     trait = prior["trait"].values[s][None]
     log_kappa = prior["log_kappa"].values[s][None]
+    offset = prior["log_kappa_judge"].values[s][None] if "log_kappa_judge" in prior else None
     empty = replace(lay, counts=np.zeros_like(lay.counts))
-    log_v, log_1mv = split_log_probabilities(empty, eta, trait, log_kappa, rng)
+    log_v, log_1mv = split_log_probabilities(empty, eta, trait, log_kappa, rng, None, offset)
     entry_p = np.exp(lay.entry_log_prob(log_v, log_1mv))[0]  # (judge, entry)
     counts = np.zeros_like(lay.counts)
     for c, block in enumerate(lay.blocks):
@@ -154,9 +173,13 @@ def _tracked(lay: Layout, draws: xr.Dataset) -> dict[str, np.ndarray]:
         loaded[b] |= mask[:, c, :].any(0)
     out = {}
     for name in _GROUPS:
+        if name not in draws:  # the judges' offsets, in a model without them
+            continue
         v = np.asarray(draws[name].values)
         if name == "trait":
             v = v[:, mask]
+        elif name == "log_kappa_judge":
+            v = v[:, lay.judge_benchmark_items > 0]
         elif name == "trait_sd":
             v = v[:, loaded]
         out[name] = v.reshape(len(v), -1)
@@ -205,6 +228,9 @@ def sbc_ranks(
     spread, trait = _prior_traits(lay, cfg, n_simulations, rng)
     prior["trait_sd"] = (("draw", "benchmark", "trait_name"), spread)
     prior["trait"] = (("draw", "judge", "cell", "trait_name"), trait)
+    if cfg.judge_kappa_scale > 0:
+        offsets = _prior_offsets(lay, cfg, n_simulations, rng)
+        prior["log_kappa_judge"] = (("draw", "judge", "benchmark"), offsets)
     truth = _tracked(lay, prior)  # (simulation, parameter)
     ranks = {k: np.zeros_like(v, dtype=np.int64) for k, v in truth.items()}
     divergences = np.zeros(n_simulations, dtype=np.int64)
