@@ -93,8 +93,9 @@ def test_hierarchical_tier_is_calibrated(hierarchical_table):
 @pytest.mark.calibration
 @pytest.mark.xfail(
     strict=True,
-    reason="the pooling pulls the near-deterministic judges' test-retest and a rarely"
-    " flipping judge's flip rate toward the others (README, 'Coverage over replicates')",
+    reason="over 10 replicates a test-retest cell and a kappa-difference cell fall"
+    " below 8 of 10 (7 and 6 in bench_coverage.py; the exact tier's worst kappa"
+    " difference is also 6 of 10 there; README, 'Coverage over replicates')",
 )
 def test_hierarchical_tier_covers_every_cell(hierarchical_table):
     # no cell is covered by its 95% interval in fewer than 80% of replicates
