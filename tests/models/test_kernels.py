@@ -48,7 +48,7 @@ def _point(lay, seed=0):
     eta = rng.normal(0, 1.5, lay.n_splits)
     trait = rng.normal(0, 0.7, (*lay.cell_items.shape, len(TRAITS))) * trait_mask(lay)
     log_kappa = rng.normal(2.0, 1.5, lay.n_splits)
-    judge_conc = rng.normal(0.0, 0.5, lay.cell_items.shape)
+    judge_conc = rng.normal(0.0, 0.5, (lay.cell_items.shape[0], lay.n_benchmarks))
     return eta, trait, log_kappa, judge_conc
 
 
@@ -100,7 +100,8 @@ def test_log_likelihood_is_the_beta_binomial_of_every_pair(layout):
     # oracle: the array path's split log-odds, scipy's beta-binomial without n-choose-k
     logit = lay.split_logits(log_mu, log_1mmu, trait)[data["pair_judge"], data["pair_split"]]
     jj, ss = data["pair_judge"], data["pair_split"]
-    conc = np.exp(log_conc[ss] + judge_conc[jj, lay.split_cell[ss]])
+    benchmark = np.array([lay.cells[c][0] for c in lay.split_cell[ss]], dtype=int)
+    conc = np.exp(log_conc[ss] + judge_conc[jj, benchmark])
     a, b = conc * special.expit(logit), conc * special.expit(-logit)
     n, k = data["succ"] + data["rest"], data["succ"]
     expected = np.sum(stats.betabinom.logpmf(k, n, a, b) - np.log(special.comb(n, k)))

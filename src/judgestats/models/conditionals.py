@@ -212,7 +212,7 @@ def split_log_probabilities(
     log_mu, log_1mmu = -np.logaddexp(0, -logit), -np.logaddexp(0, logit)
     log_conc = log_kappa[:, None, :] + lay.split_mass(log_eta, log_1meta)[:, None, :]
     if judge_offset is not None:  # (draw, judge, benchmark)
-        log_conc = log_conc + judge_offset[:, :, lay.cell_benchmark[lay.split_cell]]
+        log_conc = log_conc + judge_offset[:, :, lay.split_benchmark]
     if weighted is None:
         lg1 = _log_gamma_draw(np.exp(log_conc + log_mu) + succ[None], rng)
         lg2 = _log_gamma_draw(np.exp(log_conc + log_1mmu) + rest[None], rng)

@@ -390,15 +390,30 @@ def _traits(lay: Layout, mask: np.ndarray, shape: float, scale: float):
     prior. A centred form with a
     half-normal spread mixed worst of all (LLMBar: R-hat 2.06, ESS 3).
     """
+    return _centred_student_t("trait", mask, *trait_groups(lay, mask), shape, scale)
+
+
+def _centred_student_t(
+    name: str, mask: np.ndarray, group: np.ndarray, n_groups: int, shape: float, scale: float
+):
+    """Judge-level parameters pooled by an integrated-out inverse-gamma variance, centred.
+
+    One parameter per True entry of ``mask`` (judge first), ``Normal(0, s2[g])`` for
+    its group ``g``, ``s2[g] ~ InvGamma(shape, scale)`` integrated out: the
+    parameters of a group are jointly Student-t, with log density ``-(shape + n / 2)
+    * log(1 + sum u**2 / (2 scale))`` for ``n`` parameters (potential
+    ``{name}_prior``), and NUTS samples them (``{name}_u``, Flat). Returned on
+    ``mask``'s grid, centred over the judges (first axis) that have an entry, 0
+    elsewhere. :func:`_traits` and :func:`_judge_offsets` are such parameters.
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
     at = np.flatnonzero(mask.ravel())
-    group, n_groups = trait_groups(lay, mask)
     n = np.bincount(group, minlength=n_groups).astype(float)
-    u = pm.Flat("trait_u", shape=len(at))
+    u = pm.Flat(f"{name}_u", shape=len(at))
     sum_sq = pt.zeros(n_groups)[group].inc(u**2)
-    pm.Potential("trait_prior", pt.sum(-(shape + n / 2) * pt.log1p(sum_sq / (2 * scale))))
+    pm.Potential(f"{name}_prior", pt.sum(-(shape + n / 2) * pt.log1p(sum_sq / (2 * scale))))
     full = pt.zeros(mask.size)[at].set(u).reshape(mask.shape)
     keep = mask.astype(float)  # 0/1: PyTensor's rewrites refuse bool products
     mean = full.sum(0) / np.maximum(mask.sum(0), 1)
@@ -428,17 +443,10 @@ def _judge_offsets(lay: Layout, shape: float, scale: float):
     present = lay.judge_benchmark_items > 0  # (judge, benchmark)
     if scale <= 0:
         return pt.zeros(present.shape)
-    at = np.flatnonzero(present.ravel())
-    benchmark = at % lay.n_benchmarks
-    count = np.bincount(benchmark, minlength=lay.n_benchmarks).astype(float)
-    d = pm.Flat("log_kappa_judge_u", shape=len(at))
-    sum_sq = pt.zeros(lay.n_benchmarks)[benchmark].inc(d**2)
-    pm.Potential(
-        "log_kappa_judge_prior", pt.sum(-(shape + count / 2) * pt.log1p(sum_sq / (2 * scale)))
-    )
-    mean = pt.zeros(lay.n_benchmarks)[benchmark].inc(d) / np.maximum(count, 1)
-    offset = pt.zeros(present.size)[at].set(d - mean[benchmark]).reshape(present.shape)
-    return pm.Deterministic("log_kappa_judge", offset)
+    benchmark = np.nonzero(present)[1]
+    name = "log_kappa_judge"
+    offset = _centred_student_t(name, present, benchmark, lay.n_benchmarks, shape, scale)
+    return pm.Deterministic(name, offset)
 
 
 def count_data(lay: Layout) -> dict[str, np.ndarray]:
@@ -567,11 +575,10 @@ def build_pymc_model(data: FitData, config: HierarchicalConfig) -> BuiltModel:
         log_kappa = pm.Deterministic("log_kappa", 12.0 * pt.tanh(raw / 12.0))
         log_conc = log_kappa + lay.split_mass(log_mu, log_1mmu, apply=apply_pt)
         judge_offset = _judge_offsets(lay, config.trait_shape, config.judge_kappa_scale)
-        judge_conc = judge_offset[:, lay.cell_benchmark]  # (judge, cell)
         log_p = lay.leaf_log_prob(log_mu, log_1mmu, apply=apply_pt)
         pm.Potential(
             "dirichlet_multinomial",
-            tree_log_likelihood(lay, log_p, trait, log_conc, judge_conc, d),
+            tree_log_likelihood(lay, log_p, trait, log_conc, judge_offset, d),
         )
     traits = hashlib.sha256(np.packbits(mask).tobytes()).hexdigest()
     structure = f"{lay.structure()}:{traits}:{_prior_key(config)}"

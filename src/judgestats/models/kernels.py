@@ -6,8 +6,8 @@ split ``s`` with items, the beta-binomial
     log B(n + a, r + b) - log B(a, b),   a = conc[j, s] mu[j, s],  b = conc[j, s] (1 - mu[j, s])
 
 (``n`` items took the split's child, ``r`` a later child), the concentration
-``conc[j, s]`` being the split's times the judge's factor in the split's cell
-(``log_conc[s] + judge_conc[j, cell(s)]`` on the log scale), where ``mu[j, s]`` is the
+``conc[j, s]`` being the split's times the judge's factor in the split's benchmark
+(``log_conc[s] + judge_conc[j, benchmark(s)]`` on the log scale), where ``mu[j, s]`` is the
 split's probability under the judge's mean pattern distribution: the benchmark mean's
 leaf probabilities ``p`` tilted by the judge's traits,
 ``q[k] ~ p[k] exp(scores[k] @ trait[j, cell(k)])``, summed under the split's child
@@ -131,7 +131,7 @@ def tree_loglik(
     path_ptr: np.ndarray,
     path_entry: np.ndarray,
     split_entry: np.ndarray,
-    split_cell: np.ndarray,
+    split_benchmark: np.ndarray,
     later_ptr: np.ndarray,
     later_entry: np.ndarray,
     n_entries: np.ndarray,
@@ -149,8 +149,8 @@ def tree_loglik(
     trait : ndarray, shape (judge, cell, trait)
     log_conc : ndarray, shape (split,)
         Log concentration of every split.
-    judge_conc : ndarray, shape (judge, cell)
-        Added to the log concentration of every split of the cell for the judge.
+    judge_conc : ndarray, shape (judge, benchmark)
+        Added to the log concentration of every split of the benchmark for the judge.
     scores : ndarray, shape (leaf, trait)
         Standardised trait features of the leaves.
     leaf_offset : ndarray of int, shape (cell + 1,)
@@ -159,8 +159,8 @@ def tree_loglik(
         The entries on every leaf's path, in CSR form.
     split_entry : ndarray of int, shape (split,)
         The entry (child) each split isolates.
-    split_cell : ndarray of int, shape (split,)
-        The cell of each split.
+    split_benchmark : ndarray of int, shape (split,)
+        The benchmark of each split.
     later_ptr, later_entry : ndarray of int
         The entries after every split's child in its node, in CSR form.
     n_entries : ndarray of int, shape ()
@@ -209,8 +209,8 @@ def tree_loglik(
         child_free, later_free = child >= TINY, later >= TINY
         child, later = max(child, TINY), max(later, TINY)
         whole = child + later
-        c = split_cell[s]
-        conc = math.exp(log_conc[s] + judge_conc[j, c])
+        bench = split_benchmark[s]
+        conc = math.exp(log_conc[s] + judge_conc[j, bench])
         a, b = conc * (child / whole), conc * (later / whole)
         va, da = _rising(a, succ[p])
         vb, db = _rising(b, rest[p])
@@ -218,7 +218,7 @@ def tree_loglik(
         log_lik += va + vb - vn
         d_conc = da * a + db * b - dn * conc
         d_log_conc[s] += d_conc
-        d_judge_conc[j, c] += d_conc
+        d_judge_conc[j, bench] += d_conc
         # a and b move with the masses only through mu = child / whole
         common = conc * (da - db) / whole
         if child_free:
@@ -340,7 +340,7 @@ def tree_inputs(lay: Layout, data: dict) -> list:
         ints(path.indptr),
         ints(path.indices),
         ints(lay.split_entry),
-        ints(lay.split_cell),
+        ints(lay.split_benchmark),
         ints(later.indptr),
         ints(later.indices),
         np.array(len(lay.entry_split), dtype=np.int64),
@@ -362,8 +362,8 @@ def tree_log_likelihood(
         Leaf log probabilities under the benchmark means.
     trait : TensorVariable, shape (judge, cell, trait)
     log_conc : TensorVariable, shape (split,)
-    judge_conc : TensorVariable, shape (judge, cell)
-        Each judge's log concentration offset in each cell.
+    judge_conc : TensorVariable, shape (judge, benchmark)
+        Each judge's log concentration offset in each benchmark.
     data : dict of str to TensorVariable
         See :func:`tree_inputs`.
 
@@ -391,7 +391,7 @@ def graph_log_likelihood(
 
     jj, ss = data["pair_judge"], data["pair_split"]
     logit = lay.tilted_logits(log_p, trait, data["scores"], apply=apply_pt)[jj, ss]
-    conc = log_conc[ss] + judge_conc[jj, pt.as_tensor_variable(lay.split_cell)[ss]]
+    conc = log_conc[ss] + judge_conc[jj, pt.as_tensor_variable(lay.split_benchmark)[ss]]
     a = pt.exp(conc - pt.softplus(-logit))
     b = pt.exp(conc - pt.softplus(logit))
     k, r = data["succ"], data["rest"]

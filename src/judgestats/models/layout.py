@@ -481,6 +481,11 @@ class Layout:
         return np.asarray([b for b, _ in self.cells], dtype=np.int64).reshape(-1)
 
     @cached_property
+    def split_benchmark(self) -> np.ndarray:
+        """Benchmark of every split, shape (split,)."""
+        return self.cell_benchmark[self.split_cell]
+
+    @cached_property
     def judge_benchmark_items(self) -> np.ndarray:
         """Items of every judge in every benchmark, shape (judge, benchmark)."""
         out = np.zeros((self.cell_items.shape[0], self.n_benchmarks))

@@ -116,14 +116,38 @@ def _prior_traits(
     """
     mask = trait_mask(lay)
     group, n_groups = trait_groups(lay, mask)
-    var = config.trait_scale / rng.gamma(config.trait_shape, size=(n, n_groups))
-    u = np.zeros((n, *mask.shape))
-    u[:, mask] = rng.normal(size=(n, group.size)) * np.sqrt(var[:, group])
-    mean = u.sum(1, keepdims=True) / np.maximum(mask.sum(0), 1)
-    trait = (u - mean) * mask
+    var, trait = _prior_centred(mask, group, n_groups, config.trait_scale, config, n, rng)
     used = np.bincount(group, minlength=n_groups) > 0
     spread = np.where(used, np.sqrt(var), np.nan).reshape(n, lay.n_benchmarks, -1)
     return spread, trait
+
+
+def _prior_centred(
+    mask: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+    scale: float,
+    config: HierarchicalConfig,
+    n: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``n`` sets of centred, pooled judge parameters from their prior.
+
+    The prior of :func:`judgestats.models.hierarchical._centred_student_t`, the
+    variances drawn instead of integrated out.
+
+    Returns
+    -------
+    var : ndarray, shape (n, group)
+        The groups' variances, from ``InvGamma(trait_shape, scale)``.
+    values : ndarray, shape (n, *mask.shape)
+        Centred over the judges (``mask``'s first axis) that have an entry, 0 elsewhere.
+    """
+    var = scale / rng.gamma(config.trait_shape, size=(n, n_groups))
+    u = np.zeros((n, *mask.shape))
+    u[:, mask] = rng.normal(size=(n, group.size)) * np.sqrt(var[:, group])
+    mean = u.sum(1, keepdims=True) / np.maximum(mask.sum(0), 1)
+    return var, (u - mean) * mask
 
 
 def _prior_offsets(
@@ -138,10 +162,9 @@ def _prior_offsets(
         the model has them (:func:`~judgestats.models.hierarchical._judge_offsets`).
     """
     present = lay.judge_benchmark_items > 0
-    var = config.judge_kappa_scale / rng.gamma(config.trait_shape, size=(n, 1, lay.n_benchmarks))
-    d = rng.normal(size=(n, *present.shape)) * np.sqrt(var) * present
-    mean = d.sum(1, keepdims=True) / np.maximum(present.sum(0), 1)
-    return (d - mean) * present
+    benchmark = np.nonzero(present)[1]
+    scale = config.judge_kappa_scale
+    return _prior_centred(present, benchmark, lay.n_benchmarks, scale, config, n, rng)[1]
 
 
 def _simulate_counts(
