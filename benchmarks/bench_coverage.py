@@ -12,9 +12,15 @@ default: coverage over replicates
     near-deterministic position-biased judges), each tier is fitted on
     ``--replicates`` datasets (different data seeds, one fixed truth). Per quantity
     and interval probability: the mean over replicates of the share of cells
-    covered, its sd across replicates, the Monte Carlo error of the mean and the
-    smallest per-cell coverage. Also the largest difference between the tiers'
-    P(judge i ranked above judge j), averaged over replicates.
+    covered, its sd across replicates, the Monte Carlo error of the mean, the
+    smallest per-cell coverage and the chance that the worst of that many calibrated
+    cells is as low; the coverage of the randomised intervals (randomised PIT, the
+    calibration of integer-valued quantities) with its Monte Carlo error; the sd of
+    the z-scores. With both tiers, the difference between their P(judge i ranked
+    above judge j) per pair: the mean over replicates of its absolute value, and
+    the absolute mean difference with its standard error (the systematic part:
+    each tier's P(above) is itself a Monte Carlo estimate, whose noise the absolute
+    value does not average away).
 
 Run::
 
@@ -98,19 +104,28 @@ def replicates(tiers, n, cores, first_seed):
         print(f"\n{tier} tier: {res.n_replicates} replicates, {res.seconds.mean():.1f} s per fit")
         print(
             f"{'quantity':<12s} {'prob':>5s} {'mean':>7s} {'sd':>7s} {'mc err':>7s} "
-            f"{'min cell':>8s} {'z sd':>6s} {'cells':>5s}"
+            f"{'min cell':>8s} {'chance':>6s} {'random.':>7s} {'mc err':>7s} {'z sd':>6s} "
+            f"{'cells':>5s}"
         )
         for row in table.itertuples():
             print(
                 f"{row.quantity:<12s} {row.prob:5.2f} {row.mean:7.3f} {row.sd:7.3f} "
-                f"{row.mc_error:7.3f} {row.min_cell:8.2f} {row.z_sd:6.2f} {row.cells:5d}"
+                f"{row.mc_error:7.3f} {row.min_cell:8.2f} {row.min_cell_chance:6.2f} "
+                f"{row.randomised:7.3f} {row.randomised_mc_error:7.3f} {row.z_sd:6.2f} "
+                f"{row.cells:5d}"
             )
     if len(results) == 2:
         a, b = (results[t].p_above for t in tiers)
         gap = np.nanmean(np.abs(a - b), axis=0)
+        diff = a - b
+        mean = np.nanmean(diff, axis=0)
+        se = np.nanstd(diff, axis=0, ddof=1) / np.sqrt(np.sum(np.isfinite(diff), axis=0))
+        worst = np.unravel_index(np.nanargmax(np.abs(mean)), mean.shape)
         print(
-            f"\nP(judge i above judge j), |exact - hierarchical| per pair, mean over replicates:"
-            f" largest {np.nanmax(gap):.3f}, median {np.nanmedian(gap):.3f}"
+            f"\nP(judge i above judge j), exact - hierarchical per pair over {n} replicates:"
+            f" mean |difference| largest {np.nanmax(gap):.3f}, median {np.nanmedian(gap):.3f};"
+            f" |mean difference| largest {abs(mean[worst]):.3f} +- {se[worst]:.3f} (se),"
+            f" median {np.nanmedian(np.abs(mean)):.3f}"
         )
 
 

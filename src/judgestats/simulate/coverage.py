@@ -17,6 +17,22 @@ within a benchmark, the quantity that carries the pairing of judges rated on the
 same items. P(judge i ranked above judge j) is kept per pair for
 comparing tiers (:func:`p_above`; it has no truth to cover).
 
+Integer-valued quantities. The equal-tailed interval of a rank holds its endpoints
+with positive probability, so it covers more than its nominal probability even when
+the posterior is calibrated (a judge whose rank is certain is covered every time).
+Their calibration is shown with the randomised probability integral transform
+(:func:`pit_values`; Brockwell 2007, Czado, Gneiting and Held 2009): ``u = P(X <
+t) + V P(X = t)``, ``V ~ Uniform(0, 1)``, is uniform when the posterior is
+calibrated, whether ``X`` is discrete or continuous, and the randomised interval
+``(1 - p)/2 <= u <= (1 + p)/2`` covers with probability exactly ``p``. For a
+continuous quantity it is the equal-tailed interval itself.
+
+Cells. Over ``R`` replicates a cell of a calibrated model is covered a
+Binomial(``R``, ``p``) number of times, so among many cells some fall low by
+chance: with 10 replicates, a cell is covered in 7 or fewer with probability 0.012.
+:func:`coverage_table` states, beside the worst cell, the chance that the worst of
+that many independent calibrated cells is as low (:func:`worst_cell_chance`).
+
 :func:`shared_difficulty_cohort` is the cohort the calibration is shown on: shared
 item difficulty, label noise and two near-deterministic, strongly
 position-biased judges.
@@ -31,7 +47,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy.stats import rankdata
+from scipy.stats import binom, rankdata
 
 from judgestats.simulate.config import BenchmarkSpec, CohortConfig, JudgeParams
 
@@ -43,8 +59,11 @@ __all__ = [
     "coverage_table",
     "interval_hits",
     "p_above",
+    "pit_hits",
+    "pit_values",
     "replicate_coverage",
     "shared_difficulty_cohort",
+    "worst_cell_chance",
     "z_scores",
 ]
 
@@ -144,6 +163,37 @@ def _hits(draws: np.ndarray, true: np.ndarray, prob: float) -> np.ndarray:
     return np.where(np.isfinite(true) & np.isfinite(lo), hit.astype(float), np.nan)
 
 
+def _draws_and_truth(
+    posterior: xr.Dataset, truth: xr.Dataset
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Draws (sample first) and true values of every quantity of :data:`QUANTITIES`.
+
+    Metric and rank cells are ``(judge, benchmark)``, ``rank_shift`` ``(judge, pair)``,
+    ``kappa_diff`` ``(benchmark, judge pair)``.
+    """
+    t = truth.sel(judge=posterior["judge"], benchmark=posterior["benchmark"])
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for q in METRIC_QUANTITIES:
+        d = _draws(posterior[q].transpose(*_SAMPLE, "judge", "benchmark"))
+        out[q] = (d, t[q].transpose("judge", "benchmark").values)
+    true_kappa = t["kappa"].transpose("judge", "benchmark").values
+    true_rank = _true_rank(true_kappa.T).T  # (judge, benchmark)
+    out["rank"] = (_draws(posterior["rank"].transpose(*_SAMPLE, "judge", "benchmark")), true_rank)
+    if "rank_shift" in posterior:
+        shifts, n_b = [], true_kappa.shape[1]
+        for a, b in combinations(range(n_b), 2):
+            both = np.isfinite(true_kappa[:, a]) & np.isfinite(true_kappa[:, b])
+            ra = _true_rank(np.where(both, true_kappa[:, a], np.nan))
+            rb = _true_rank(np.where(both, true_kappa[:, b], np.nan))
+            shifts.append(rb - ra)
+        draws = _draws(posterior["rank_shift"].transpose(*_SAMPLE, "judge", "benchmark_pair"))
+        out["rank_shift"] = (draws, np.stack(shifts, -1))
+    kappa = _draws(posterior["kappa"].transpose(*_SAMPLE, "benchmark", "judge"))
+    i, j = np.array(list(combinations(range(kappa.shape[-1]), 2))).T
+    out["kappa_diff"] = (kappa[..., i] - kappa[..., j], true_kappa.T[:, i] - true_kappa.T[:, j])
+    return out
+
+
 def interval_hits(
     posterior: xr.Dataset, truth: xr.Dataset, probs: Sequence[float] = (0.9, 0.95)
 ) -> dict[str, dict[float, np.ndarray]]:
@@ -166,32 +216,97 @@ def interval_hits(
         metric and rank arrays are ``(judge, benchmark)``, ``rank_shift`` ``(judge,
         pair)``, ``kappa_diff`` ``(benchmark, judge pair)``.
     """
-    t = truth.sel(judge=posterior["judge"], benchmark=posterior["benchmark"])
-    out: dict[str, dict[float, np.ndarray]] = {}
-    for q in METRIC_QUANTITIES:
-        d = _draws(posterior[q].transpose(*_SAMPLE, "judge", "benchmark"))
-        out[q] = {p: _hits(d, t[q].values, p) for p in probs}
-    true_kappa = t["kappa"].transpose("judge", "benchmark").values
-    true_rank = _true_rank(true_kappa.T).T  # (judge, benchmark)
-    rank = _draws(posterior["rank"].transpose(*_SAMPLE, "judge", "benchmark"))
-    out["rank"] = {p: _hits(rank, true_rank, p) for p in probs}
-    if "rank_shift" in posterior:
-        shifts, n_b = [], true_kappa.shape[1]
-        for a, b in combinations(range(n_b), 2):
-            both = np.isfinite(true_kappa[:, a]) & np.isfinite(true_kappa[:, b])
-            ra = _true_rank(np.where(both, true_kappa[:, a], np.nan))
-            rb = _true_rank(np.where(both, true_kappa[:, b], np.nan))
-            shifts.append(rb - ra)
-        true_shift = np.stack(shifts, -1)
-        draws = _draws(posterior["rank_shift"].transpose(*_SAMPLE, "judge", "benchmark_pair"))
-        out["rank_shift"] = {p: _hits(draws, true_shift, p) for p in probs}
-    kappa = _draws(posterior["kappa"].transpose(*_SAMPLE, "benchmark", "judge"))
-    pairs = list(combinations(range(kappa.shape[-1]), 2))
-    i, j = np.array(pairs).T
-    diff = kappa[..., i] - kappa[..., j]  # (sample, benchmark, pair)
-    true_diff = true_kappa.T[:, i] - true_kappa.T[:, j]
-    out["kappa_diff"] = {p: _hits(diff, true_diff, p) for p in probs}
+    return {
+        q: {p: _hits(d, t, p) for p in probs}
+        for q, (d, t) in _draws_and_truth(posterior, truth).items()
+    }
+
+
+def pit_values(
+    posterior: xr.Dataset, truth: xr.Dataset, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """Return the randomised PIT ``P(X < t) + V P(X = t)`` of every cell's true value ``t``.
+
+    ``X`` is the posterior of the cell's quantity (its draws) and ``V`` a uniform draw
+    per cell; ``u`` is Uniform(0, 1) over replicates when the posterior is
+    calibrated, for integer-valued quantities (ranks, rank shifts) as for continuous
+    ones (Czado, Gneiting and Held 2009, Biometrics 65:1254).
+
+    Parameters
+    ----------
+    posterior, truth : xarray.Dataset
+        As in :func:`interval_hits`.
+    rng : numpy.random.Generator
+        Source of ``V``.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Per quantity, ``u`` with the cells of :func:`interval_hits`; NaN where the
+        truth or the draws are undefined.
+
+    Examples
+    --------
+    A true rank of 2 under draws that put 1/4 on rank 1 and 1/2 on rank 2 has ``u``
+    uniform on (0.25, 0.75):
+
+    >>> from judgestats.simulate.coverage import _pit
+    >>> u = _pit(np.array([[1.0], [2.0], [2.0], [3.0]]), np.array([2.0]), np.array([0.5]))
+    >>> float(u[0])
+    0.5
+    """
+    out = {}
+    for q, (d, t) in _draws_and_truth(posterior, truth).items():
+        out[q] = _pit(d, t, rng.uniform(size=t.shape))
     return out
+
+
+def _pit(draws: np.ndarray, true: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Randomised PIT of ``true`` under ``draws`` (sample first) with uniforms ``v``."""
+    n = np.isfinite(draws).sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        below = (draws < true).sum(0) / n
+        at = (draws == true).sum(0) / n
+    u = below + v * at
+    return np.where(np.isfinite(true) & (n > 0), u, np.nan)
+
+
+def pit_hits(u: np.ndarray, prob: float) -> np.ndarray:
+    """Whether the randomised central ``prob`` interval covers: ``u`` in its central band."""
+    hit = ((1 - prob) / 2 <= u) & (u <= (1 + prob) / 2)
+    return np.where(np.isfinite(u), hit.astype(float), np.nan)
+
+
+def worst_cell_chance(worst: float, replicates: int, cells: int, prob: float) -> float:
+    """Chance that the worst of ``cells`` calibrated cells is covered in ``worst`` or less.
+
+    Each cell is covered in a Binomial(``replicates``, ``prob``) number of
+    replicates, independently of the others (cells of one dataset are positively
+    dependent, which makes a low worst cell rarer than this says).
+
+    Parameters
+    ----------
+    worst : float
+        The worst cell's share of replicates covered.
+    replicates, cells : int
+    prob : float
+        The intervals' probability.
+
+    Returns
+    -------
+    float
+        ``1 - (1 - F(k))^cells``, ``F`` the binomial distribution function and ``k``
+        the worst cell's count.
+
+    Examples
+    --------
+    >>> round(worst_cell_chance(0.7, 10, 1, 0.95), 4)
+    0.0115
+    >>> round(worst_cell_chance(0.7, 10, 120, 0.95), 2)
+    0.75
+    """
+    k = round(worst * replicates)
+    return float(1 - binom.sf(k, replicates, prob) ** cells)
 
 
 def z_scores(posterior: xr.Dataset, truth: xr.Dataset) -> dict[str, np.ndarray]:
@@ -212,20 +327,12 @@ def z_scores(posterior: xr.Dataset, truth: xr.Dataset) -> dict[str, np.ndarray]:
         The metrics of :data:`METRIC_QUANTITIES` ``(judge, benchmark)`` and
         ``kappa_diff`` ``(benchmark, pair)``.
     """
-    t = truth.sel(judge=posterior["judge"], benchmark=posterior["benchmark"])
-
-    def z(draws: np.ndarray, true: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (np.nanmean(draws, 0) - true) / np.nanstd(draws, 0)
-
+    continuous = (*METRIC_QUANTITIES, "kappa_diff")
     out = {}
-    for q in METRIC_QUANTITIES:
-        d = _draws(posterior[q].transpose(*_SAMPLE, "judge", "benchmark"))
-        out[q] = z(d, t[q].transpose("judge", "benchmark").values)
-    kappa = _draws(posterior["kappa"].transpose(*_SAMPLE, "benchmark", "judge"))
-    i, j = np.array(list(combinations(range(kappa.shape[-1]), 2))).T
-    true_kappa = t["kappa"].transpose("benchmark", "judge").values
-    out["kappa_diff"] = z(kappa[..., i] - kappa[..., j], true_kappa[:, i] - true_kappa[:, j])
+    for q, (draws, true) in _draws_and_truth(posterior, truth).items():
+        if q in continuous:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[q] = (np.nanmean(draws, 0) - true) / np.nanstd(draws, 0)
     return out
 
 
@@ -265,12 +372,15 @@ class ReplicateCoverage:
         Time of each fit.
     z : dict of str to ndarray
         :func:`z_scores` per quantity, ``(replicate, *cells)``.
+    pit : dict of str to ndarray
+        :func:`pit_values` per quantity, ``(replicate, *cells)``.
     """
 
     hits: dict[str, dict[float, np.ndarray]]
     p_above: np.ndarray
     seconds: np.ndarray
     z: dict[str, np.ndarray]
+    pit: dict[str, np.ndarray]
 
     @property
     def n_replicates(self) -> int:
@@ -295,7 +405,8 @@ def replicate_coverage(
         ``fit(dataset, seed) -> DataTree`` (for example ``lambda ds, s:
         ExactModel().fit(ds, random_seed=s)``).
     seeds : sequence of int
-        One replicate per seed (the data seed; the fit gets the same seed).
+        One replicate per seed (the data seed; the fit gets the same seed, and the
+        uniforms of :func:`pit_values` a stream spawned from it).
     probs : sequence of float, default (0.9, 0.95)
     progress : callable, optional
         Called after each replicate with its seed, its hits (as in
@@ -312,7 +423,7 @@ def replicate_coverage(
 
     true = exact_truth(config)
     per: dict[str, dict[float, list[np.ndarray]]] = {}
-    above, seconds, zs = [], [], []
+    above, seconds, zs, pits = [], [], [], []
     for seed in seeds:
         ds = simulate(config, random_seed=int(seed)).dataset
         start = time.perf_counter()
@@ -322,6 +433,8 @@ def replicate_coverage(
         hits = interval_hits(post, true, probs)
         above.append(p_above(post))
         zs.append(z_scores(post, true))
+        pit_rng = np.random.default_rng(np.random.SeedSequence(int(seed)).spawn(1)[0])
+        pits.append(pit_values(post, true, pit_rng))
         if progress is not None:
             progress(int(seed), hits, seconds[-1])
         for q, by_prob in hits.items():
@@ -329,7 +442,8 @@ def replicate_coverage(
                 per.setdefault(q, {}).setdefault(p, []).append(h)
     stacked = {q: {p: np.stack(v) for p, v in d.items()} for q, d in per.items()}
     z = {q: np.stack([r[q] for r in zs]) for q in zs[0]} if zs else {}
-    return ReplicateCoverage(stacked, np.stack(above), np.asarray(seconds), z)
+    pit = {q: np.stack([r[q] for r in pits]) for q in pits[0]} if pits else {}
+    return ReplicateCoverage(stacked, np.stack(above), np.asarray(seconds), z, pit)
 
 
 def coverage_table(result: ReplicateCoverage) -> pd.DataFrame:
@@ -345,31 +459,46 @@ def coverage_table(result: ReplicateCoverage) -> pd.DataFrame:
         One row per quantity and interval probability: ``mean`` (over replicates of
         the share of cells covered), ``sd`` (across replicates), ``mc_error`` (``sd /
         sqrt(replicates)``), ``min_cell`` (the smallest share of replicates in which
-        one cell is covered), ``z_sd`` (sd of the :func:`z_scores` over replicates
-        and cells; NaN for integer-valued quantities), ``cells`` and ``replicates``.
+        one cell is covered), ``min_cell_chance`` (:func:`worst_cell_chance` of it),
+        ``randomised`` and ``randomised_mc_error`` (the same mean and error for the
+        randomised intervals of :func:`pit_hits`: equal to ``mean`` up to Monte Carlo
+        noise for continuous quantities, the calibration of the distribution for
+        integer-valued ones), ``z_sd`` (sd of the :func:`z_scores` over replicates and
+        cells; NaN for integer-valued quantities), ``cells`` and ``replicates``.
     """
     rows = []
     for q, by_prob in result.hits.items():
         for p, h in by_prob.items():
-            flat = h.reshape(len(h), -1)
-            share = np.nanmean(flat, axis=1)
+            share, sd, mc = _shares(h)
             per_cell = cell_coverage(h)
-            r = len(share)
-            sd = float(np.std(share, ddof=1)) if r > 1 else float("nan")
+            n_cells = int(np.isfinite(per_cell).sum())
+            rand, _, rand_mc = _shares(pit_hits(result.pit[q], p))
+            worst = float(np.nanmin(per_cell))
             rows.append(
                 {
                     "quantity": q,
                     "prob": p,
-                    "mean": float(np.mean(share)),
+                    "mean": share,
                     "sd": sd,
-                    "mc_error": sd / np.sqrt(r),
-                    "min_cell": float(np.nanmin(per_cell)),
+                    "mc_error": mc,
+                    "min_cell": worst,
+                    "min_cell_chance": worst_cell_chance(worst, len(h), n_cells, p),
+                    "randomised": rand,
+                    "randomised_mc_error": rand_mc,
                     "z_sd": float(np.nanstd(result.z[q])) if q in result.z else float("nan"),
-                    "cells": int(np.isfinite(flat[0]).sum()),
-                    "replicates": r,
+                    "cells": int(np.isfinite(h.reshape(len(h), -1)[0]).sum()),
+                    "replicates": len(h),
                 }
             )
     return pd.DataFrame(rows)
+
+
+def _shares(hits: np.ndarray) -> tuple[float, float, float]:
+    """Mean over replicates of the share of cells covered, its sd and Monte Carlo error."""
+    share = np.nanmean(hits.reshape(len(hits), -1), axis=1)
+    r = len(share)
+    sd = float(np.std(share, ddof=1)) if r > 1 else float("nan")
+    return float(np.mean(share)), sd, sd / np.sqrt(r)
 
 
 def cell_coverage(hits: np.ndarray) -> np.ndarray:
