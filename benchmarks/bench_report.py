@@ -10,7 +10,8 @@ and the size of every report file. Import time of the package is measured in a f
 interpreter (it is what the command line pays before any work). With ``--command``,
 the whole ``python -m judgestats -q report DATA`` is also timed in a fresh process:
 what a user waits for, where the report overlaps some of its stages (posterior.nc
-is written while the figures are drawn).
+is written while the figures are drawn). The stages run as the command runs them,
+without NumPy's huge-page advice (:mod:`judgestats.memory`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ def main() -> None:
         "--command", action="store_true", help="also time the whole command, fresh process"
     )
     args = parser.parse_args()
+    from judgestats.memory import no_hugepage_advice
 
+    no_hugepage_advice()  # as the command line does
     rows: list[tuple[str, str, str]] = [
         ("import (cli, pipeline, models)", f"{_import_seconds():.2f} s", "")
     ]

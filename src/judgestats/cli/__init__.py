@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from judgestats.errors import JudgestatsError, UsageError
+from judgestats.memory import no_hugepage_advice
 from judgestats.progress import quiet
 
 __all__ = ["COMMANDS", "main"]
@@ -62,7 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad option) end with a one-line message and status 2, never with a traceback; an
     interrupt (Ctrl-C) ends with status 130, leaving no partial output. Progress goes
     to stderr unless ``--quiet``: stage lines, and a sampling bar on a terminal.
+    Large arrays are allocated without NumPy's huge-page advice
+    (:func:`~judgestats.memory.no_hugepage_advice`).
     """
+    no_hugepage_advice()
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
