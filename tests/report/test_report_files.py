@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import base64
-import io
 import json
 import math
 import re
+from xml.etree import ElementTree
 
 import numpy as np
 import pandas as pd
 import pytest
-from PIL import Image
 
 from judgestats.models import load_posterior, summarize
 
@@ -102,11 +101,18 @@ def test_html_is_self_contained(demo_run):
     # Nothing to fetch: no external stylesheet, script or image.
     assert not re.search(r"(src|href)=\"(https?:)?//", page)
     assert "<link" not in page and "<script" not in page
-    uris = re.findall(r'<img alt="([a-z_]+)" src="data:image/png;base64,([^"]+)"', page)
+    uris = re.findall(r'<img alt="([a-z_]+)" src="data:image/svg\+xml;base64,([^"]+)"', page)
     assert [name for name, _ in uris] == ["agreement", "position_bias", "paradox", "ranks"]
+    judges = set(pd.read_csv(demo_run.folder / "summary.csv")["judge"])
     for _, data in uris:
-        image = Image.open(io.BytesIO(base64.b64decode(data)))
-        assert image.format == "PNG" and image.width > 400 and image.height > 200
+        svg = ElementTree.fromstring(base64.b64decode(data))
+        assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+        width, height = (float(svg.get(k).removesuffix("pt")) for k in ("width", "height"))
+        assert width > 400 and height > 200
+        # text is text: the judges are named in it, in a font the reader has
+        texts = [t for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+        assert judges & {"".join(t.itertext()) for t in texts}
+        assert all("sans-serif" in t.get("style", "") for t in texts)
     for section in ("MVVP verdicts", "Diagnostics", "Import accounting", "All estimates"):
         assert section in page
 

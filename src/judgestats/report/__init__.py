@@ -3,7 +3,7 @@
 :func:`write_report` writes the files; :func:`judgestats.pipeline.create_report`
 reads, fits, checks and calls it. The files, in the output folder:
 
-* ``index.html``: self-contained (opens offline; figures embedded as PNG data
+* ``index.html``: self-contained (opens offline; figures embedded as SVG data
   URIs): the verdict table, the plots, every verdict with its reason, the
   diagnostics (with any failed one at the top) and the import accounting;
 * ``summary.csv`` and ``summary.json``: one record per judge, benchmark and
@@ -44,6 +44,7 @@ from judgestats.io.store import atomic_output
 from judgestats.mvvp import MVVPResult
 from judgestats.report.html import render_html
 from judgestats.report.plots import (
+    FIGURE_RC,
     benchmark_groups,
     figure_to_data_uri,
     plot_agreement,
@@ -204,7 +205,7 @@ def figures(result: MVVPResult, table, plan: PlanResult | None = None) -> dict[s
     """
     out = {}
     groups = benchmark_groups(result)
-    with matplotlib.rc_context({"font.family": "DejaVu Sans"}), np.errstate(invalid="ignore"):
+    with matplotlib.rc_context(FIGURE_RC), np.errstate(invalid="ignore"):
         for name, plot in FIGURES.items():
             if name in GROUPED and len(groups) > 1:
                 drawn = {

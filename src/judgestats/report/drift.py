@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from judgestats.drift import Change, DriftResult
 from judgestats.io.store import atomic_output
 from judgestats.mvvp import StepVerdict
-from judgestats.report.plots import VERDICT_COLORS, figure_to_data_uri
+from judgestats.report.plots import FIGURE_RC, VERDICT_COLORS, figure_to_data_uri
 from judgestats.report.tables import _tabular, latex_escape
 
 __all__ = ["DRIFT_FILES", "plain_json", "plot_drift", "write_drift"]
@@ -136,7 +136,7 @@ def write_drift(
         ``html``, ``csv``, ``flips``, ``json``, ``tex``.
     """
     out = Path(out_dir)
-    with matplotlib.rc_context({"font.family": "DejaVu Sans"}):
+    with matplotlib.rc_context(FIGURE_RC):
         fig = plot_drift(result)
         figure = figure_to_data_uri(fig) if fig is not None else None
     names = dict(zip(("html", "csv", "flips", "json", "tex"), DRIFT_FILES, strict=True))

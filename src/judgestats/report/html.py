@@ -1,4 +1,4 @@
-"""The self-contained HTML report: one file, no network, images embedded as PNG data URIs."""
+"""The self-contained HTML report: one file, no network, figures embedded as SVG data URIs."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def render_html(
         The summary records (:func:`judgestats.report.tables.summary_table`).
     figures : mapping of str to str
         Figure name (``agreement``, ``position_bias``, ``paradox``, ``ranks``) to an
-        image URI (``data:image/png;base64,...``).
+        image URI (:func:`~judgestats.report.plots.figure_to_data_uri`).
     tree : xarray.DataTree, optional
         The posterior, for its sampler statistics (divergences) and attrs.
     import_report : ImportReport, optional
