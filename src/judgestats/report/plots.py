@@ -24,6 +24,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory, offset_copy
+from matplotlib.typing import RcKeyType
 
 from judgestats.models.derived import PAIR_SEPARATOR
 from judgestats.mvvp import MVVPResult, Step, StepVerdict
@@ -54,7 +55,7 @@ _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 #: text in the SVG, set in DejaVu Sans (the font the layout is measured in) or the
 #: reader's sans-serif, and the SVG's ids are salted with a constant, so that one
 #: figure always gives the same bytes.
-FIGURE_RC: dict[str, Any] = {
+FIGURE_RC: dict[RcKeyType, Any] = {
     "font.family": ["DejaVu Sans", "sans-serif"],
     "svg.fonttype": "none",
     "svg.hashsalt": "judgestats",
