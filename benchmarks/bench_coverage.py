@@ -93,7 +93,23 @@ def _progress(seed, hits, seconds):
     print(f"  seed {seed} ({seconds:.0f} s), 95% coverage: {text}", flush=True)
 
 
-def replicates(tiers, n, cores, first_seed):
+def _save(path, results):
+    """Every tier's per-replicate, per-cell arrays in one ``.npz`` (for analysis of cells)."""
+    arrays = {}
+    for tier, res in results.items():
+        arrays[f"{tier}/p_above"] = res.p_above
+        arrays[f"{tier}/seconds"] = res.seconds
+        for q, by_prob in res.hits.items():
+            for p, h in by_prob.items():
+                arrays[f"{tier}/hits/{q}/{p}"] = h
+        for q, z in res.z.items():
+            arrays[f"{tier}/z/{q}"] = z
+        for q, u in res.pit.items():
+            arrays[f"{tier}/pit/{q}"] = u
+    np.savez_compressed(path, **arrays)
+
+
+def replicates(tiers, n, cores, first_seed, save=None):
     cfg = shared_difficulty_cohort()
     seeds = range(first_seed, first_seed + n)
     results = {}
@@ -114,6 +130,8 @@ def replicates(tiers, n, cores, first_seed):
                 f"{row.randomised:7.3f} {row.randomised_mc_error:7.3f} {row.z_sd:6.2f} "
                 f"{row.cells:5d}"
             )
+    if save is not None:
+        _save(save, results)
     if len(results) == 2:
         a, b = (results[t].p_above for t in tiers)
         gap = np.nanmean(np.abs(a - b), axis=0)
@@ -138,15 +156,19 @@ def main():
     )
     parser.add_argument("--cores", type=int, default=1)
     parser.add_argument("--first-seed", type=int, default=1000)
+    parser.add_argument(
+        "--save", metavar="FILE.npz", help="also save every cell's hits, z-scores and PIT"
+    )
     args = parser.parse_args()
     if args.single:
         single()
         return
     if args.tier == "both":  # the same replicates for both tiers, so that they compare
-        replicates(["exact", "hierarchical"], args.replicates or 10, args.cores, args.first_seed)
+        n = args.replicates or 10
+        replicates(["exact", "hierarchical"], n, args.cores, args.first_seed, args.save)
     else:
         n = args.replicates or (20 if args.tier == "exact" else 10)
-        replicates([args.tier], n, args.cores, args.first_seed)
+        replicates([args.tier], n, args.cores, args.first_seed, args.save)
 
 
 if __name__ == "__main__":
