@@ -163,9 +163,11 @@ def _hits(draws: np.ndarray, true: np.ndarray, prob: float) -> np.ndarray:
     return np.where(np.isfinite(true) & np.isfinite(lo), hit.astype(float), np.nan)
 
 
-def _draws_and_truth(
-    posterior: xr.Dataset, truth: xr.Dataset
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+#: Draws (sample first) and true values per quantity (:func:`_draws_and_truth`).
+_Cells = dict[str, tuple[np.ndarray, np.ndarray]]
+
+
+def _draws_and_truth(posterior: xr.Dataset, truth: xr.Dataset) -> _Cells:
     """Draws (sample first) and true values of every quantity of :data:`QUANTITIES`.
 
     Metric and rank cells are ``(judge, benchmark)``, ``rank_shift`` ``(judge, pair)``,
@@ -216,10 +218,11 @@ def interval_hits(
         metric and rank arrays are ``(judge, benchmark)``, ``rank_shift`` ``(judge,
         pair)``, ``kappa_diff`` ``(benchmark, judge pair)``.
     """
-    return {
-        q: {p: _hits(d, t, p) for p in probs}
-        for q, (d, t) in _draws_and_truth(posterior, truth).items()
-    }
+    return _interval_hits(_draws_and_truth(posterior, truth), probs)
+
+
+def _interval_hits(cells: _Cells, probs: Sequence[float]) -> dict[str, dict[float, np.ndarray]]:
+    return {q: {p: _hits(d, t, p) for p in probs} for q, (d, t) in cells.items()}
 
 
 def pit_values(
@@ -255,10 +258,11 @@ def pit_values(
     >>> float(u[0])
     0.5
     """
-    out = {}
-    for q, (d, t) in _draws_and_truth(posterior, truth).items():
-        out[q] = _pit(d, t, rng.uniform(size=t.shape))
-    return out
+    return _pit_values(_draws_and_truth(posterior, truth), rng)
+
+
+def _pit_values(cells: _Cells, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    return {q: _pit(d, t, rng.uniform(size=t.shape)) for q, (d, t) in cells.items()}
 
 
 def _pit(draws: np.ndarray, true: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -327,10 +331,13 @@ def z_scores(posterior: xr.Dataset, truth: xr.Dataset) -> dict[str, np.ndarray]:
         The metrics of :data:`METRIC_QUANTITIES` ``(judge, benchmark)`` and
         ``kappa_diff`` ``(benchmark, pair)``.
     """
-    continuous = (*METRIC_QUANTITIES, "kappa_diff")
+    return _z_scores(_draws_and_truth(posterior, truth))
+
+
+def _z_scores(cells: _Cells) -> dict[str, np.ndarray]:
     out = {}
-    for q, (draws, true) in _draws_and_truth(posterior, truth).items():
-        if q in continuous:
+    for q, (draws, true) in cells.items():
+        if q in (*METRIC_QUANTITIES, "kappa_diff"):
             with np.errstate(invalid="ignore", divide="ignore"):
                 out[q] = (np.nanmean(draws, 0) - true) / np.nanstd(draws, 0)
     return out
@@ -430,11 +437,12 @@ def replicate_coverage(
         tree = fit(ds, int(seed))
         seconds.append(time.perf_counter() - start)
         post = tree["posterior"].to_dataset()
-        hits = interval_hits(post, true, probs)
+        cells = _draws_and_truth(post, true)
+        hits = _interval_hits(cells, probs)
         above.append(p_above(post))
-        zs.append(z_scores(post, true))
+        zs.append(_z_scores(cells))
         pit_rng = np.random.default_rng(np.random.SeedSequence(int(seed)).spawn(1)[0])
-        pits.append(pit_values(post, true, pit_rng))
+        pits.append(_pit_values(cells, pit_rng))
         if progress is not None:
             progress(int(seed), hits, seconds[-1])
         for q, by_prob in hits.items():
