@@ -481,7 +481,7 @@ def hyper_dataset(
         "trait_spread": (("chain", "draw", "benchmark", "trait"), spread, hyper),
     }
     if "log_kappa_judge" in posterior:
-        present = lay.judge_benchmark_items > 0
+        present = lay.judge_in_benchmark
         factor = np.where(present, np.exp(posterior["log_kappa_judge"].values), np.nan)
         variables["judge_pooling"] = (("chain", "draw", "judge", "benchmark"), factor, hyper)
     return xr.Dataset(

@@ -173,6 +173,7 @@ __all__ = [
     "HierarchicalModel",
     "build_pymc_model",
     "count_data",
+    "offset_groups",
     "trait_groups",
     "trait_mask",
 ]
@@ -443,13 +444,26 @@ def _judge_offsets(lay: Layout, shape: float, scale: float):
     import pymc as pm
     import pytensor.tensor as pt
 
-    present = lay.judge_benchmark_items > 0  # (judge, benchmark)
+    present, group, n_groups = offset_groups(lay)
     if scale <= 0:
         return pt.zeros(present.shape)
-    benchmark = np.nonzero(present)[1]
     name = "log_kappa_judge"
-    offset = _centred_student_t(name, present, benchmark, lay.n_benchmarks, shape, scale)
-    return pm.Deterministic(name, offset)
+    return pm.Deterministic(name, _centred_student_t(name, present, group, n_groups, shape, scale))
+
+
+def offset_groups(lay: Layout) -> tuple[np.ndarray, np.ndarray, int]:
+    """Where the judges' pooling offsets are, and their pooling groups.
+
+    Returns
+    -------
+    present : ndarray of bool, shape (judge, benchmark)
+        A judge has an offset in a benchmark where it has items.
+    group : ndarray of int
+        The group (benchmark) of every offset, in ``present``'s order of True entries.
+    n_groups : int
+    """
+    present = lay.judge_in_benchmark
+    return present, np.nonzero(present)[1], lay.n_benchmarks
 
 
 def count_data(lay: Layout) -> dict[str, np.ndarray]:

@@ -493,11 +493,11 @@ class Layout:
         return self.cell_benchmark[self.split_cell]
 
     @cached_property
-    def judge_benchmark_items(self) -> np.ndarray:
-        """Items of every judge in every benchmark, shape (judge, benchmark)."""
-        out = np.zeros((self.cell_items.shape[0], self.n_benchmarks))
-        np.add.at(out.T, self.cell_benchmark, self.cell_items.T)
-        return out
+    def judge_in_benchmark(self) -> np.ndarray:
+        """Whether every judge has items in every benchmark, shape (judge, benchmark)."""
+        items = np.zeros((self.cell_items.shape[0], self.n_benchmarks))
+        np.add.at(items.T, self.cell_benchmark, self.cell_items.T)
+        return items > 0
 
     @cached_property
     def later_csr(self) -> sparse.csr_array:

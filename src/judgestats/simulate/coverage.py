@@ -494,7 +494,7 @@ def coverage_table(result: ReplicateCoverage) -> pd.DataFrame:
                     "randomised": rand,
                     "randomised_mc_error": rand_mc,
                     "z_sd": float(np.nanstd(result.z[q])) if q in result.z else float("nan"),
-                    "cells": int(np.isfinite(h.reshape(len(h), -1)[0]).sum()),
+                    "cells": n_cells,
                     "replicates": len(h),
                 }
             )

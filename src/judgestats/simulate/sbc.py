@@ -43,6 +43,7 @@ from judgestats.models.hierarchical import (
     HierarchicalConfig,
     build_pymc_model,
     count_data,
+    offset_groups,
     trait_groups,
     trait_mask,
 )
@@ -161,10 +162,9 @@ def _prior_offsets(
         Centred over the judges of each benchmark, 0 where a judge has no items, as
         the model has them (:func:`~judgestats.models.hierarchical._judge_offsets`).
     """
-    present = lay.judge_benchmark_items > 0
-    benchmark = np.nonzero(present)[1]
+    present, group, n_groups = offset_groups(lay)
     scale = config.judge_kappa_scale
-    return _prior_centred(present, benchmark, lay.n_benchmarks, scale, config, n, rng)[1]
+    return _prior_centred(present, group, n_groups, scale, config, n, rng)[1]
 
 
 def _simulate_counts(
@@ -202,7 +202,7 @@ def _tracked(lay: Layout, draws: xr.Dataset) -> dict[str, np.ndarray]:
         if name == "trait":
             v = v[:, mask]
         elif name == "log_kappa_judge":
-            v = v[:, lay.judge_benchmark_items > 0]
+            v = v[:, lay.judge_in_benchmark]
         elif name == "trait_sd":
             v = v[:, loaded]
         out[name] = v.reshape(len(v), -1)
