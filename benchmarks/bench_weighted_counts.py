@@ -4,12 +4,13 @@ Run: ``.venv/bin/python benchmarks/bench_weighted_counts.py [--scales 1,10] [--r
 
 :func:`judgestats.models.conditionals.item_weighted_counts` gives, per draw, every
 judge's entry counts with each item weighted by a shared ``Exp(1)`` draw: once per
-block of 250 draws of a fit, so 8 times for 2 chains of 1,000. It sums each leaf's
-item weights (a sparse product, one pass over the items) and spreads them over the
-leaf's entries. The form it replaced multiplied the draws' item weights by a dense
-(item, entry) matrix per judge. Both are timed here on the seed-002 cohort at each
-scale, in alternating rounds in one process (fastest round of each), on the same
-weights; the table gives the ratio and the largest relative difference between them.
+block of draws of a fit (:func:`~judgestats.models.conditionals.draws_per_block`),
+timed here on 250 draws. It sums each leaf's item weights (a sparse product, one pass
+over the items) and spreads them over the leaf's entries. The form it replaced
+multiplied the draws' item weights by a dense (item, entry) matrix per judge. Both are
+timed here on the seed-002 cohort at each scale, in alternating rounds in one process
+(fastest round of each), on the same weights; the table gives the ratio and the
+largest relative difference between them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import time
 
 import numpy as np
 
-DRAWS = 250  # conditionals.DRAW_BLOCK
+DRAWS = 250  # draws weighted at once
 
 
 def dense(lay, data, n_draw: int, rng: np.random.Generator) -> np.ndarray:

@@ -150,3 +150,20 @@ def test_a_trait_that_is_no_parameter_has_no_spread():
     run_agreement = TRAITS.index("pr_hit")
     assert np.isnan(sd[..., run_agreement]).all()
     assert np.isfinite(sd[..., TRAITS.index("first")]).all()
+
+
+def test_a_block_of_draws_holds_as_many_as_fit_its_memory_budget(twins, monkeypatch):
+    from judgestats.models import conditionals
+
+    data, layout = twins
+    cell_items = [
+        int(np.sum(data.tally[data.benchmarks[b.benchmark]].item_label == LABEL_CODES[b.label]))
+        for b in layout.blocks
+    ]
+    per_draw = 8 * max(layout.counts.size, *cell_items)  # the largest array's bytes per draw
+    monkeypatch.setattr(conditionals, "BLOCK_BYTES", 3 * per_draw + per_draw // 2)
+    assert conditionals.draws_per_block(layout, data, 1000) == 3
+    monkeypatch.setattr(conditionals, "BLOCK_BYTES", per_draw // 2)  # not even one draw
+    assert conditionals.draws_per_block(layout, data, 1000) == 1
+    monkeypatch.setattr(conditionals, "BLOCK_BYTES", 2**40)
+    assert conditionals.draws_per_block(layout, data, 1000) == 1000
