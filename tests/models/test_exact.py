@@ -237,3 +237,27 @@ def test_atoms_of_the_novel_items_are_picked_with_their_prior_probability(k):
     if rest.any():
         observed, wanted = np.r_[observed, counts[rest].sum()], np.r_[wanted, expected[rest].sum()]
     assert chisquare(observed, wanted).pvalue > 1e-4
+
+
+def test_bootstrap_features_are_each_judges_weighted_item_features(small):
+    # oracle: item by item, every item's weight times its features under the judge's
+    # pattern and the item's label, plus the novel item's share of its DP draw
+    from judgestats.models.base import FitData
+    from judgestats.models.exact import _bootstrap, _novel_atoms
+    from judgestats.models.prior import base_patterns, dirichlet_with_novel, dp_feature_draws
+    from judgestats.tally import LABEL_CODES
+
+    for bt in FitData.from_data(small.dataset).tally:
+        n, alpha = 7, 1.0
+        got = _bootstrap(bt, alpha)(n, np.random.default_rng(3))
+        rng = np.random.default_rng(3)
+        weights, novel = dirichlet_with_novel(len(bt.items), n, alpha, rng)
+        atoms, prob = _novel_atoms(base_patterns(bt))
+        new = dp_feature_draws(atoms, prob, (n, len(bt.judges)), alpha, rng)
+        expected = novel[:, None, None] * new
+        for j in range(len(bt.judges)):
+            for i, label in enumerate(bt.item_label):
+                if bt.item_pattern[j, i] >= 0:
+                    f = bt.features[bt.item_pattern[j, i], LABEL_CODES.index(int(label))]
+                    expected[:, j] += weights[:, i, None] * f
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)

@@ -71,15 +71,18 @@ def test_intervals_shrink_with_data_and_never_collapse():
     assert widths[0] > widths[1] > widths[2] > 0
 
 
-def test_stick_breaking_draws_have_the_dirichlet_process_moments():
-    # For P ~ DP(alpha, G0) and a set of G0-mass g: E P = g, Var P = g (1 - g) / (alpha + 1).
-    atoms = np.eye(3)
-    prob = np.array([0.2, 0.3, 0.5])
+@pytest.mark.parametrize("copies", [1, 200])  # 3 atoms: dense weights; 600: sparse
+def test_stick_breaking_draws_have_the_dirichlet_process_moments(copies):
+    # For P ~ DP(alpha, G0) and a set of G0-mass g: E P = g, Var P = g (1 - g) / (alpha + 1);
+    # the sets are the three features, each the feature of ``copies`` atoms.
+    atoms = np.tile(np.eye(3), (copies, 1))
+    prob = np.tile(np.array([0.2, 0.3, 0.5]), copies) / copies
     for alpha in (0.5, 1.0, 4.0):
         x = dp_feature_draws(atoms, prob, (20000,), alpha, np.random.default_rng(1))
         np.testing.assert_allclose(x.sum(-1), 1.0)
-        np.testing.assert_allclose(x.mean(0), prob, atol=0.01)
-        np.testing.assert_allclose(x.var(0), prob * (1 - prob) / (alpha + 1), rtol=0.06)
+        g = prob[:3] * copies
+        np.testing.assert_allclose(x.mean(0), g, atol=0.01)
+        np.testing.assert_allclose(x.var(0), g * (1 - g) / (alpha + 1), rtol=0.06)
 
 
 def test_ties_share_their_average_rank_and_direction_is_respected():

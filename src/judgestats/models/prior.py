@@ -268,8 +268,13 @@ def _alias_table(prob: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
     return keep, alias  # what is left holds probability 1 (up to rounding)
 
 
-#: Atoms up to which the weights of every draw are held as a dense matrix.
-_DENSE_ATOMS = 4096
+#: Atoms up to which the weights of every draw are held as a dense matrix, beyond
+#: which a sparse one (24 sticks a draw) is cheaper. 8,192 draws of 44 features, in
+#: three runs of ``benchmarks/bench_dp_atoms.py``: 128 atoms 2.4-2.9 ms dense
+#: against 5.3-5.4 sparse, 256 atoms 4.3-7.2 against 5.6-7.0, 512 atoms 9.1-13.1
+#: against 5.4-7.2, 1,024 atoms 28.3 against 5.6 (the seed-002 cohort's base measures
+#: have 1,632 and 2,448 atoms, LLMBar's 32).
+_DENSE_ATOMS = 256
 
 
 def _weighted_atoms(shares: np.ndarray, picks: np.ndarray, atoms: np.ndarray) -> np.ndarray:
