@@ -123,3 +123,48 @@ def test_text_columns_of_many_files_get_codes_in_order_of_first_appearance(kinds
     assert list(got.categories) == ["b", "a", "c", "d"]  # first appearance over the files
     assert [None if pd.isna(v) else v for v in got] == flat
     assert got.codes.tolist() == [-1 if v is None else "bacd".index(v) for v in flat]
+
+
+def _described(file: str, rows: list[dict]) -> Parsed:
+    """A file that only describes items (its rows as given, each with its line)."""
+    return Parsed(file, "x", items=pd.DataFrame(rows))
+
+
+def test_items_given_different_metadata_get_one_note_per_item_and_coordinate():
+    parsed = [
+        _described(
+            "a.json",
+            [
+                {"item": "b/1", "benchmark": "b", "category": "x", "length_a": 10.0, "line": 4},
+                {"item": "b/2", "benchmark": "b", "category": "y", "length_a": 3.0, "line": 5},
+            ],
+        ),
+        _described(
+            "b.json",
+            [
+                {"item": "b/1", "benchmark": "b", "category": "x", "length_a": 12.0, "line": 6},
+                {"item": "b/2", "benchmark": "b", "category": "z", "length_a": 3.0, "line": 7},
+            ],
+        ),
+        _described(
+            "c.json",
+            [
+                {"item": "b/2", "benchmark": "b", "category": "w", "length_a": None, "line": 2},
+                {"item": "b/2", "benchmark": "b", "category": "y", "length_a": 3.0, "line": 3},
+            ],
+        ),
+    ]
+    ds, report = assemble(parsed)
+    # the first value given is kept; every other value is named once, at its first row
+    assert ds.category.sel(item=["b/1", "b/2"]).values.tolist() == ["x", "y"]
+    assert ds.length_a.sel(item=["b/1", "b/2"]).values.tolist() == [10.0, 3.0]
+    assert list(report.notes) == [
+        Reject(
+            "a.json",
+            5,
+            "item 'b/2': category 'y' is kept; other records give 'z' at b.json:7, 'w' at c.json:2",
+        ),
+        Reject(
+            "a.json", 4, "item 'b/1': length_a 10.0 is kept; other records give 12.0 at b.json:6"
+        ),
+    ]
