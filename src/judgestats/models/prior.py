@@ -155,22 +155,20 @@ def dirichlet_with_novel(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Draw ``Dirichlet(1, .., 1, alpha)``: weights of ``n_items`` items and of the novel part.
 
+    The items' gammas are ``Exp(1)`` draws, which neither underflow nor overflow, and
+    are normalised as they are; only the novel part's ``Gamma(alpha)``, tiny for a
+    small ``alpha``, is drawn and summed on the log scale.
+
     Returns
     -------
     weights : ndarray, shape (size, n_items)
     novel : ndarray, shape (size,)
     """
-    log_g = np.concatenate(
-        [
-            np.log(rng.standard_exponential((size, n_items))),
-            _log_gamma(np.full((size, 1), alpha), rng),
-        ],
-        axis=1,
-    )
-    log_g -= log_g.max(1, keepdims=True)
-    g = np.exp(log_g)
-    g /= g.sum(1, keepdims=True)
-    return g[:, :-1], g[:, -1]
+    g = rng.standard_exponential((size, n_items))
+    log_novel = _log_gamma(np.full(size, alpha), rng)
+    log_total = np.logaddexp(np.log(g.sum(1)), log_novel)
+    g /= np.exp(log_total)[:, None]
+    return g, np.exp(log_novel - log_total)
 
 
 def dp_feature_draws(
