@@ -125,6 +125,31 @@ def test_text_columns_of_many_files_get_codes_in_order_of_first_appearance(kinds
     assert got.codes.tolist() == [-1 if v is None else "bacd".index(v) for v in flat]
 
 
+@pytest.mark.parametrize(
+    ("categories", "expected"),
+    [
+        ([["x", "y"], ["x", "y"], ["x", "y"]], ["x", "y"]),  # files over the same values
+        ([["x", "y"], ["y", "x"], ["x", "y"]], ["x", "y"]),  # the same values, other order
+        ([["1", "2"], ["1", "2"], ["1", "3"]], ["1", "2", "3"]),
+    ],
+)
+def test_categorical_columns_of_many_files_get_the_codes_of_their_values(categories, expected):
+    """Each row's code names its own value in the union, whether the files' categories
+    are equal or not (oracle: the rows' values, mapped by hand)."""
+    from judgestats.io._assemble import _union
+
+    rows = [[1, 0, -1, 1], [0, 0], [1, -1, 1]]
+    columns = [
+        pd.Series(pd.Categorical.from_codes(r, categories=pd.Index(c, dtype="str")))
+        for r, c in zip(rows, categories, strict=True)
+    ]
+    got = _union(columns)
+    want = [c[k] if k >= 0 else None for r, c in zip(rows, categories, strict=True) for k in r]
+    assert list(got.categories) == expected
+    assert [None if pd.isna(v) else v for v in got] == want
+    assert got.codes.tolist() == [-1 if v is None else expected.index(v) for v in want]
+
+
 def _described(file: str, rows: list[dict]) -> Parsed:
     """A file that only describes items (its rows as given, each with its line)."""
     return Parsed(file, "x", items=pd.DataFrame(rows))

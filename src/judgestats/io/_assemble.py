@@ -158,6 +158,13 @@ def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
         # factorisation of all rows instead of one per file; same codes and categories.
         columns = [pd.concat(columns, ignore_index=True)]
     parts = [codes_of(c) for c in columns]
+    first = parts[0][1] if parts else None
+    if first is not None and all(u.dtype == first.dtype and u.equals(first) for _, u in parts):
+        # Every file has the same distinct values in the same order (files over the
+        # same items, one per judge): their codes are the codes of the union.
+        categories = pd.Index(values_of(first), dtype="str")
+        merged = np.concatenate([c for c, _ in parts])
+        return pd.Categorical.from_codes(merged, categories=categories, validate=False)
     values = [values_of(u) for _, u in parts]
     categories = pd.Index(pd.unique(np.concatenate(values)) if values else [], dtype="str")
     codes = [
