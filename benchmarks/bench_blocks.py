@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import subprocess
 import sys
 import time
 
 import numpy as np
 import xarray as xr
+from _child import child_result
 
 CHAINS, DRAWS = 2, 1000
 
@@ -104,13 +104,7 @@ def main() -> None:
     print(" ".join(f"{name:>{width}s}" for name, width in head), f"{'peak GB':>8s}")
     for _ in range(args.rounds):
         for block in args.blocks.split(","):
-            out = subprocess.run(
-                [sys.executable, __file__, args.data, "--child", block],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            r = json.loads(out.stdout.strip().splitlines()[-1])
+            r = child_result([sys.executable, __file__, args.data, "--child", block])
             print(
                 f"{block:>6s} {r['draws']:6d} {r['seconds']:8.2f} {r['faults']:10,d} "
                 f"{r['system']:9.2f} {r['peak'] / 1e9:8.2f}"

@@ -17,9 +17,10 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import time
+
+from _child import child_result
 
 
 def child(path: str) -> dict:
@@ -61,14 +62,7 @@ def main() -> None:
                 env = dict(os.environ)
                 if src:
                     env["PYTHONPATH"] = src
-                out = subprocess.run(
-                    [sys.executable, __file__, path, "--child"],
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                    env=env,
-                )
-                r = json.loads(out.stdout.strip().splitlines()[-1])
+                r = child_result([sys.executable, __file__, path, "--child"], env)
                 print(
                     f"{name:<8s} {path[-28:]:<28s} {r['seconds']:7.2f} {r['system']:9.2f} "
                     f"{r['peak'] / 1e9:8.2f}"

@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from _child import child_result
 
 _CHILD = """
 import json, resource, sys, time
@@ -150,13 +149,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if not args.csv_rows:
             return 0
-        out = subprocess.run(
-            [sys.executable, "-c", _CHILD, str(csv)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        child = json.loads(out.stdout.strip().splitlines()[-1])
+        child = child_result([sys.executable, "-c", _CHILD, str(csv)])
         print(f"CSV, {args.csv_rows:,} rows ({csv.stat().st_size / 2**20:.0f} MiB), fresh process")
         print(f"  judgestats read_logs             {child['seconds']:7.2f} s  (goal <= 4 s)")
         print(f"  peak resident memory             {child['peak'] / 1e6:7.0f} MB (goal <= 600 MB)")
