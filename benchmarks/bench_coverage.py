@@ -35,7 +35,14 @@ import time
 
 import numpy as np
 
-from judgestats.models import ExactModel, HierarchicalConfig, HierarchicalModel, summarize
+from judgestats.models import (
+    ExactConfig,
+    ExactModel,
+    HierarchicalConfig,
+    HierarchicalModel,
+    summarize,
+)
+from judgestats.models.prior import DEFAULT_CONCENTRATION
 from judgestats.models.summary import REPORTED
 from judgestats.simulate import exchangeable_cohort, seed002_cohort, simulate
 from judgestats.simulate.coverage import (
@@ -80,10 +87,11 @@ def single():
             )
 
 
-def fitter(tier: str, cores: int, prior_scale: float = 1.0):
+def fitter(tier: str, cores: int, prior: float = DEFAULT_CONCENTRATION):
     if tier == "exact":
-        return lambda ds, seed: ExactModel().fit(ds, random_seed=seed)
-    cfg = HierarchicalConfig(cores=cores, chains=2)
+        exact = ExactConfig(prior=prior)
+        return lambda ds, seed: ExactModel(exact).fit(ds, random_seed=seed)
+    cfg = HierarchicalConfig(cores=cores, chains=2, prior=prior)
     return lambda ds, seed: HierarchicalModel(cfg).fit(ds, random_seed=seed)
 
 
@@ -109,12 +117,12 @@ def _save(path, results):
     np.savez_compressed(path, **arrays)
 
 
-def replicates(tiers, n, cores, first_seed, save=None):
+def replicates(tiers, n, cores, first_seed, save=None, prior=DEFAULT_CONCENTRATION):
     cfg = shared_difficulty_cohort()
     seeds = range(first_seed, first_seed + n)
     results = {}
     for tier in tiers:
-        res = replicate_coverage(cfg, fitter(tier, cores), seeds, progress=_progress)
+        res = replicate_coverage(cfg, fitter(tier, cores, prior), seeds, progress=_progress)
         results[tier] = res
         table = coverage_table(res)
         print(f"\n{tier} tier: {res.n_replicates} replicates, {res.seconds.mean():.1f} s per fit")
@@ -159,16 +167,23 @@ def main():
     parser.add_argument(
         "--save", metavar="FILE.npz", help="also save every cell's hits, z-scores and PIT"
     )
+    parser.add_argument(
+        "--prior",
+        type=float,
+        default=DEFAULT_CONCENTRATION,
+        metavar="ALPHA",
+        help="concentration of the Dirichlet-process prior (default: the package's)",
+    )
     args = parser.parse_args()
     if args.single:
         single()
         return
     if args.tier == "both":  # the same replicates for both tiers, so that they compare
         n = args.replicates or 10
-        replicates(["exact", "hierarchical"], n, args.cores, args.first_seed, args.save)
+        replicates(["exact", "hierarchical"], n, args.cores, args.first_seed, args.save, args.prior)
     else:
         n = args.replicates or (20 if args.tier == "exact" else 10)
-        replicates([args.tier], n, args.cores, args.first_seed, args.save)
+        replicates([args.tier], n, args.cores, args.first_seed, args.save, args.prior)
 
 
 if __name__ == "__main__":

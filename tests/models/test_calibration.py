@@ -106,7 +106,7 @@ def test_hierarchical_tier_is_calibrated(hierarchical_table):
     reason="over 10 replicates a test-retest cell and a kappa-difference cell fall"
     " below 8 of 10 (7 and 6 in bench_coverage.py, data seeds 1000-1009; the exact"
     " tier's are 7 and 6 of 10 there too); over 20 replicates a flip-rate cell is"
-    " covered in 15 of 20 (README, 'Coverage over replicates')",
+    " covered in 15 or 16 of 20, by machine (README, 'Coverage over replicates')",
 )
 def test_hierarchical_tier_covers_every_cell(hierarchical_table):
     # no cell is covered by its 95% interval in fewer than 80% of replicates

@@ -6,6 +6,7 @@ import xarray as xr
 
 from judgestats.metrics import bootstrap_replicates, compute_metrics
 from judgestats.models import DerivedConfig, ExactConfig, ExactModel, summarize
+from judgestats.models.prior import DEFAULT_CONCENTRATION
 from judgestats.simulate import (
     BenchmarkSpec,
     CohortConfig,
@@ -25,10 +26,11 @@ def test_posterior_mean_agrees_with_closed_form(small, exact_tree):
         sd = post[m].std(("chain", "draw")).transpose("judge", "benchmark")
         n = exact_tree["constant_data"]["n_items"].transpose("judge", "benchmark").values
         # the Bayesian bootstrap is centred on the sample estimate (within 0.2 sd), moved
-        # by the prior's one pseudo-item, whose weight ~1/(n + 1) can shift a metric
-        # ranging over an interval of width 2 by at most 2/(n + 1)
+        # by the prior's pseudo-items, whose weight ~a/(n + a) can shift a metric
+        # ranging over an interval of width 2 by at most 2a/(n + a)
+        a = DEFAULT_CONCENTRATION
         gap = np.abs(mean.values - est.sel(judge=mean.judge).values)
-        assert np.all(gap < 0.2 * sd.values + 2 / (n + 1)), m
+        assert np.all(gap < 0.2 * sd.values + 2 * a / (n + a)), m
 
 
 def test_sd_matches_item_bootstrap_not_judgment_level(small, exact_tree):
@@ -117,7 +119,7 @@ def test_dirichlet_method_agrees_with_bootstrap(small, exact_tree):
         a = exact_tree["posterior"][m].mean(("chain", "draw"))
         b = tree["posterior"][m].mean(("chain", "draw"))
         sd = exact_tree["posterior"][m].std(("chain", "draw"))
-        # same data, a prior of one pseudo-item per label and no pairing: within 1 sd
+        # same data, the prior's pseudo-items spread over the labels and no pairing: within 1 sd
         assert np.all(np.abs(a - b) < sd), m
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from judgestats import mvvp
 from judgestats.models import ExactConfig, ExactModel
+from judgestats.report.html import _concentration, _method_html
 from judgestats.report.plots import plot_agreement, plot_paradox, plot_position_bias, plot_ranks
 from judgestats.report.tables import latex_escape, latex_tables, summary_table
 from judgestats.report.terminal import Progress, terminal_summary
@@ -72,3 +73,14 @@ def test_many_rows_give_one_verdict_table_per_benchmark_with_contents(unlabelled
     assert '<a href="#verdicts-b">b</a> (2 judges)' in split
     assert split.count("<tr>") == len(unlabelled.benchmarks) * (1 + len(unlabelled.judges))
     assert "10 NOT MEASURED" in split  # the verdict counts, as in one table
+
+
+@pytest.mark.parametrize("prior", [1.0, 0.25])
+def test_the_method_names_the_prior_the_model_was_fitted_with(prior):
+    ds = empty_judgments(["j"], [f"b/{i}" for i in range(8)], ["AB"], 1)
+    ds = ds.assign_coords(benchmark=("item", ["b"] * 8))
+    ds["verdict"][:] = Verdict.A
+    tree = ExactModel(ExactConfig(draws=20, prior=prior)).fit(ds, random_seed=0)
+    assert _concentration(tree) == prior
+    text = _method_html(mvvp.check(tree, ds), _concentration(tree))
+    assert f"process of concentration {prior:g} (pseudo-items)" in text

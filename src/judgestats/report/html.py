@@ -227,7 +227,7 @@ def render_html(
             pd.DataFrame([{"setting": k, "value": v} for k, v in asdict(result.config).items()])
         ),
         "<h3>Method</h3>",
-        _method_html(result),
+        _method_html(result, _concentration(tree)),
         "<h2>Plots</h2>",
     ]
     for name, uri in figures.items():
@@ -263,16 +263,28 @@ def render_html(
     return "\n".join(parts)
 
 
-def _method_html(result: MVVPResult) -> str:
-    """Return the priors, the gates and the definitions, a few lines each (from the config)."""
+def _concentration(tree: xr.DataTree | None) -> float:
+    """Return the fitted model's Dirichlet-process concentration (its config's ``prior``)."""
+    from judgestats.models.prior import DEFAULT_CONCENTRATION
+
+    config = json.loads(tree.attrs.get("config") or "{}") if tree is not None else {}
+    return float(config.get("prior", DEFAULT_CONCENTRATION))
+
+
+def _method_html(result: MVVPResult, concentration: float) -> str:
+    """Return the priors, the gates and the definitions, a few lines each (from the configs).
+
+    ``concentration`` is the Dirichlet-process prior's, in pseudo-items.
+    """
     c = result.config
     lines = [
         "<b>Prior.</b> Every reachable verdict pattern keeps prior mass: a Dirichlet "
-        "process of concentration 1 (one pseudo-item) whose base measure judges every "
-        "(order, run) cell of the benchmark's design A, B, tie or invalid with probability "
-        "1/4 each; the hierarchical tier adds a leaf with these items to every pattern "
-        "tree. No interval collapses to a point because a pattern was not seen, and a "
-        "quantity whose denominator the judge's own data leave empty stays undefined.",
+        f"process of concentration {concentration:g} (pseudo-items) whose base measure "
+        "judges every (order, run) cell of the benchmark's design A, B, tie or invalid "
+        "with probability 1/4 each; the hierarchical tier adds a leaf with these items to "
+        "every pattern tree. No interval collapses to a point because a pattern was not "
+        "seen, and a quantity whose denominator the judge's own data leave empty stays "
+        "undefined.",
         f"<b>Evidence.</b> A PASS or FAIL needs at least {c.min_items} labelled items "
         f"(step 1), items judged in both orders (step 2) or (item, order) units with "
         f"{c.min_runs}+ runs (step 3); with fewer it is INCONCLUSIVE, with none NOT "
