@@ -118,7 +118,7 @@ class PlanConfig:
         ``0.5 / sqrt(futures)``).
     draws : int, default 400
         Posterior draws per future, for its interval.
-    prior : float, default 1.0
+    prior : float, default :data:`~judgestats.models.prior.DEFAULT_CONCENTRATION`
         Concentration of the exact tier's Dirichlet-process prior.
     confirm_below : float, default 0.0
         PASS and FAIL verdicts whose posterior probability of being right is below

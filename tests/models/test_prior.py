@@ -13,8 +13,8 @@ from judgestats.schema import Verdict, empty_judgments
 DRAWS = 4000  # per chain, 2 chains
 #: Level of the Kolmogorov-Smirnov tests against the closed forms.
 LEVEL = 1e-3
-#: Concentrations checked: one pseudo-item, and the default.
-ALPHAS = sorted({1.0, DEFAULT_CONCENTRATION})
+#: Concentrations checked: one pseudo-item, a quarter of one, and the default.
+ALPHAS = sorted({1.0, 0.25, DEFAULT_CONCENTRATION})
 
 
 def all_right(n: int, labels: list[int]):

@@ -59,7 +59,7 @@ class ExactConfig:
     chains : int
         Independent chains (the draws are independent; chains only let R-hat and
         ESS be computed as for MCMC).
-    prior : float, default 1.0
+    prior : float, default :data:`~judgestats.models.prior.DEFAULT_CONCENTRATION`
         Concentration ``alpha`` of the Dirichlet-process prior, in pseudo-items
         (see :mod:`judgestats.models.prior`).
     """
