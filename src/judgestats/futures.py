@@ -247,18 +247,27 @@ def _outcome_counts(patterns: np.ndarray) -> np.ndarray:
     return np.stack([(patterns == v).sum(-1) for v in _OUTCOMES], -1).astype(float)
 
 
-def run_noise(c: Cell) -> RunNoise | None:
-    """Estimate a judge's :class:`RunNoise`; None with no unit of two or more runs."""
+def run_noise(c: Cell, weights: np.ndarray | None = None) -> RunNoise | None:
+    """Estimate a judge's :class:`RunNoise`; None with no unit of two or more runs.
+
+    Parameters
+    ----------
+    c : Cell
+    weights : ndarray, shape (K,), optional
+        Weight of each of the cell's patterns, in items (default: its item count);
+        a Bayesian bootstrap of the items gives ``Gamma(count)`` weights.
+    """
+    counts = c.counts if weights is None else weights
     n_uv = _outcome_counts(c.patterns)  # (K, order, outcome)
     runs = n_uv.sum(-1)
-    pairs = runs * (runs - 1) / 2 * c.counts[:, None]
+    pairs = runs * (runs - 1) / 2 * counts[:, None]
     if pairs.sum() == 0:
         return None
     class_counts = np.zeros((len(LABEL_CODES), len(c.orders), len(_OUTCOMES)))
-    np.add.at(class_counts, c.labels, n_uv * c.counts[:, None, None])
+    np.add.at(class_counts, c.labels, n_uv * counts[:, None, None])
     mean = class_counts + _MEAN_PSEUDO
     mean /= mean.sum(-1, keepdims=True)
-    agree = ((n_uv * (n_uv - 1) / 2).sum(-1) * c.counts[:, None]).sum() / pairs.sum()
+    agree = ((n_uv * (n_uv - 1) / 2).sum(-1) * counts[:, None]).sum() / pairs.sum()
     chance = ((mean**2).sum(-1)[c.labels] * pairs).sum() / pairs.sum()
     lo, hi = _CONCENTRATION_BOUNDS
     conc = hi if agree <= chance else (1 - agree) / (agree - chance)
@@ -266,13 +275,22 @@ def run_noise(c: Cell) -> RunNoise | None:
 
 
 def _extended(c: Cell, noise: RunNoise, most: int, futures: int, rng: np.random.Generator):
-    """Patterns of every item with ``most`` more runs per unit, shape (future, item, order, run)."""
+    """Patterns of every item with ``most`` more runs per unit, shape (future, item, order, run).
+
+    Each future's run noise is estimated from a Bayesian bootstrap of the judge's
+    items (``noise`` where a draw leaves no unit of two runs), so that the futures
+    carry the uncertainty of the urn's concentration and mean shares: plugged in, the
+    futures' runs followed the judge's estimated stability instead of a stability the
+    data allow, and the plan under-predicted how often step 3 settles.
+    """
     item_atom = np.repeat(np.arange(len(c.counts)), c.counts.astype(np.int64))
     pat = c.patterns[item_atom]  # (n, order, R)
     labels = c.labels[item_atom]
     shown = (pat != Verdict.MISSING).any(-1)  # (n, order)
-    shape = noise.concentration * noise.mean[labels] + _outcome_counts(pat)
-    g = rng.gamma(np.broadcast_to(shape, (futures, *shape.shape)))
+    drawn = [run_noise(c, rng.gamma(c.counts.astype(float))) or noise for _ in range(futures)]
+    conc = np.array([d.concentration for d in drawn])[:, None, None, None]
+    mean = np.stack([d.mean[labels] for d in drawn])  # (future, n, order, outcome)
+    g = rng.gamma(conc * mean + _outcome_counts(pat))
     p = g / g.sum(-1, keepdims=True)  # (future, n, order, outcome)
     cum = np.cumsum(p, -1)
     u = rng.random((*p.shape[:-1], most))

@@ -13,6 +13,7 @@ from judgestats.futures import PriorCache, _unique_rows, cell, run_noise
 from judgestats.models import ExactModel
 from judgestats.mvvp import MVVPConfig, Step, StepResult, StepVerdict, check
 from judgestats.plan import PlanConfig, is_open, plan, settle_probability
+from judgestats.schema import Verdict
 from judgestats.simulate import BenchmarkSpec, CohortConfig, JudgeParams, simulate, small_cohort
 from judgestats.tally import tally
 
@@ -53,6 +54,29 @@ def test_run_noise_agreement_is_the_pairwise_run_agreement():
     assert noise.agreement == pytest.approx(pr, rel=1e-12)
     assert 0 < noise.concentration < 1e6
     assert np.allclose(noise.mean.sum(-1), 1)
+
+
+def test_run_noise_of_weighted_items_spreads_as_the_item_bootstrap():
+    """Gamma(count) weights per pattern (a Bayesian bootstrap of the items) give the
+    pairwise run agreement the spread of the classical item bootstrap (oracle:
+    items resampled with replacement and their agreement counted by hand)."""
+    c, _ = _judge_cell(3, stability=0.85)
+    assert run_noise(c, c.counts).agreement == run_noise(c).agreement  # weights = counts
+    rng = np.random.default_rng(1)
+    bayes = [run_noise(c, rng.gamma(c.counts.astype(float))).agreement for _ in range(2000)]
+    runs = (c.patterns != Verdict.MISSING).sum(-1)  # (pattern, order)
+    outcomes = (Verdict.A, Verdict.B, Verdict.TIE, Verdict.INVALID)
+    votes = [(c.patterns == v).sum(-1) for v in outcomes]
+    same = sum(n * (n - 1) for n in votes)  # (pattern, order): twice the agreeing pairs
+    agree_k, pairs_k = (same / 2).sum(-1), (runs * (runs - 1) / 2).sum(-1)
+    items = np.repeat(np.arange(len(c.counts)), c.counts.astype(np.int64))
+    classical = []
+    for _ in range(2000):
+        pick = items[rng.integers(len(items), size=len(items))]
+        classical.append(agree_k[pick].sum() / pairs_k[pick].sum())
+    assert np.mean(bayes) == pytest.approx(run_noise(c).agreement, abs=0.002)
+    assert np.std(bayes) == pytest.approx(np.std(classical), rel=0.1)  # se of an sd: 3%
+    assert np.std(bayes) > 0.005
 
 
 def test_run_noise_limits():
