@@ -225,3 +225,17 @@ def test_benchmark_option_names_the_benchmark_of_logs_that_lack_one(tmp_path):
     assert res.returncode == 0, res.stderr
     info = call("info", str(out))
     assert "MyBench: 1 items" in info.stdout, info.stdout
+
+
+def test_verbose_logs_this_package_and_only_warnings_of_others(demo_logs):
+    """``-v`` shows the package's details; PyTensor and ArviZ, imported after it, log
+    their INFO lines (configuration, backends) at import, which it must not show."""
+    code = (
+        "from judgestats.cli import main; import sys;"
+        f" main(['-v', 'info', {str(demo_logs)!r}]); import pytensor, arviz"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    lines = res.stderr.splitlines()
+    assert any(line.startswith("INFO judgestats: reading ") for line in lines), lines
+    assert not [line for line in lines if line.startswith("INFO") and "judgestats" not in line]

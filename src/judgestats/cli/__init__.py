@@ -69,10 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     no_hugepage_advice()
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    # --verbose: this package's details; other libraries keep to their warnings
+    logging.getLogger("judgestats").setLevel(logging.INFO if args.verbose else logging.NOTSET)
     try:
         with quiet(args.quiet):
             return int(args.func(args) or 0)
