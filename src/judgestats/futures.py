@@ -23,7 +23,7 @@ import numpy as np
 from judgestats.features import FEATURES, item_features
 from judgestats.models.prior import base_patterns, dp_feature_draws
 from judgestats.schema import Verdict
-from judgestats.tally import LABEL_CODES, BenchmarkTally, canonical_patterns
+from judgestats.tally import LABEL_CODES, BenchmarkTally, canonical_patterns, unique_patterns
 
 __all__ = [
     "Cell",
@@ -313,17 +313,6 @@ def _collapsed_draws(
     return (g @ features[used] + g_prior[:, None] * prior_part) / total[:, None]
 
 
-def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(rows, axis=0, return_inverse=True)``, fast for small codes (>= -1, < 7)."""
-    if rows.shape[1] * 3 > 63:
-        uniq, inv = np.unique(rows, axis=0, return_inverse=True)
-        return uniq, inv.ravel()
-    shifts = np.arange(rows.shape[1], dtype=np.int64) * 3
-    keys = ((rows.astype(np.int64) + 1) << shifts).sum(1)  # one int64 per row, 3 bits a code
-    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-    return rows[first], inv.ravel()
-
-
 def run_futures(
     c: Cell,
     bt: BenchmarkTally,
@@ -352,7 +341,7 @@ def run_futures(
         pool = priors.get(bt, k).pool
         lab = np.broadcast_to(labels.astype(np.int8)[None, :, None], (futures, n, 1))
         rows = np.concatenate([lab, pat.reshape(futures, n, -1)], -1)
-        uniq, inv = _unique_rows(rows.reshape(futures * n, -1))
+        uniq, inv = unique_patterns(rows.reshape(futures * n, -1))  # codes -1 to 3
         inv = inv.reshape(futures, n)
         u_pat = uniq[:, 1:].reshape(len(uniq), *pat.shape[-2:])
         u_lab = uniq[:, 0]

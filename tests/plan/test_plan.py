@@ -9,13 +9,13 @@ import pytest
 
 from judgestats.cli import main
 from judgestats.features import FEATURES, feature_index
-from judgestats.futures import PriorCache, _unique_rows, cell, run_noise
+from judgestats.futures import PriorCache, cell, run_noise
 from judgestats.models import ExactModel
 from judgestats.mvvp import MVVPConfig, Step, StepResult, StepVerdict, check
 from judgestats.plan import PlanConfig, is_open, plan, settle_probability
 from judgestats.schema import Verdict
 from judgestats.simulate import BenchmarkSpec, CohortConfig, JudgeParams, simulate, small_cohort
-from judgestats.tally import tally
+from judgestats.tally import tally, unique_patterns
 
 
 @pytest.mark.parametrize(
@@ -88,8 +88,9 @@ def test_run_noise_limits():
 
 
 def test_unique_rows_matches_numpy():
+    """The futures' rows (a label index, then verdict codes) through the tally's key."""
     rows = np.random.default_rng(1).integers(-1, 4, size=(500, 7)).astype(np.int8)
-    uniq, inv = _unique_rows(rows)
+    uniq, inv = unique_patterns(rows)
     assert (uniq[inv] == rows).all()
     assert len(uniq) == len(np.unique(rows, axis=0))
 

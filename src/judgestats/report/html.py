@@ -265,10 +265,10 @@ def render_html(
 
 def _concentration(tree: xr.DataTree | None) -> float:
     """Return the fitted model's Dirichlet-process concentration (its config's ``prior``)."""
+    from judgestats.models.base import model_from_tree
     from judgestats.models.prior import DEFAULT_CONCENTRATION
 
-    config = json.loads(tree.attrs.get("config") or "{}") if tree is not None else {}
-    return float(config.get("prior", DEFAULT_CONCENTRATION))
+    return DEFAULT_CONCENTRATION if tree is None else float(model_from_tree(tree).config.prior)
 
 
 def _method_html(result: MVVPResult, concentration: float) -> str:
