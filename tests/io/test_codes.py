@@ -98,3 +98,65 @@ def test_row_codes_are_the_categoricals_own_and_relabel_never_shares_them():
     assert not np.shares_memory(renamed.cat.codes.to_numpy(), codes)
     merged = relabel(codes, ["x", "x"])  # equal names: one category
     assert merged.cat.categories.tolist() == ["x"] and merged.tolist()[:2] == ["x", "x"]
+
+
+def test_first_rows_match_the_first_occurrence_found_by_sorting():
+    rng = np.random.default_rng(11)
+    for codes in (rng.integers(-1, 50, size=2000), np.array([], dtype=np.int64)):
+        want = np.full(60, -1)
+        present, at = np.unique(codes, return_index=True)  # oracle: a stable sort
+        want[present[present >= 0]] = at[present >= 0]
+        assert first_rows(codes, 60).tolist() == want.tolist()
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ["A", "B", "C"],  # distinct text: the codes kept
+        ["x", "y", "x"],  # equal labels: one category
+        ["A", None, "C"],  # a missing label
+        [1, "1", 2],  # not all text: by their text, equal ones merged
+        [],
+    ],
+)
+def test_relabel_by_a_text_index_equals_relabel_by_a_list(labels):
+    from judgestats.io.kit import relabel
+
+    codes = np.array([0, 2, -1, 1, 2][: 5 if len(labels) else 1]) % max(len(labels), 1)
+    if not labels:
+        codes = np.array([-1])
+    by_list = relabel(codes, labels)
+    by_index = relabel(
+        codes, pd.Index([None if v is None else str(v) for v in labels], dtype="str")
+    )
+    text = [None if v is None else str(v) for v in labels]
+    want = [None if c < 0 or text[c] is None else text[c] for c in codes]  # oracle: by hand
+    assert [None if pd.isna(v) else v for v in by_list.tolist()] == want
+    assert [None if pd.isna(v) else v for v in by_index.tolist()] == want
+    assert by_index.cat.categories.tolist() == by_list.cat.categories.tolist()
+    assert by_index.cat.categories.is_unique
+
+
+def test_items_appear_in_the_order_of_their_first_row_over_all_columns():
+    from judgestats.io._assemble import _appearance
+
+    first = pd.Series(pd.Categorical(["b", "a", "b", None, "c"]))
+    second = pd.Series(["d", "a", "e", "d"])  # plain text: factorised
+    third = pd.Series(pd.Categorical(["e", "f"], categories=["f", "e"]))
+    want = list(dict.fromkeys(v for c in (first, second, third) for v in c if isinstance(v, str)))
+    assert _appearance(first, second, third) == want == ["b", "a", "c", "d", "e", "f"]
+    assert _appearance() == [] and _appearance(pd.Series([], dtype=str)) == []
+
+
+def test_item_ids_join_benchmark_and_key_with_a_slash():
+    from judgestats.io.formats.table import _join_items
+
+    bench = pd.Series(pd.Categorical(["MT", "RB", "MT", "RB", "MT"]))
+    key = pd.Series([7, 7, 8, 7, 7])  # integers: their text
+    got = _join_items(bench, key)
+    assert got.tolist() == ["MT/7", "RB/7", "MT/8", "RB/7", "MT/7"]
+    assert got.cat.categories.is_unique and len(got.cat.categories) == 3
+    one = _join_items(pd.Series(["B/x"] * 2), pd.Series(["y", "x/y"]))  # one benchmark
+    assert one.tolist() == ["B/x/y", "B/x/x/y"]
+    clash = _join_items(pd.Series(["a/b", "a"]), pd.Series(["c", "b/c"]))  # one name twice
+    assert clash.tolist() == ["a/b/c", "a/b/c"] and clash.cat.codes.tolist() == [0, 0]

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import xarray as xr
 
 from judgestats.accounting import FileAccount, ImportReport, Reject
@@ -162,7 +164,7 @@ def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
     if first is not None and all(u.dtype == first.dtype and u.equals(first) for _, u in parts):
         # Every file has the same distinct values in the same order (files over the
         # same items, one per judge): their codes are the codes of the union.
-        categories = pd.Index(values_of(first), dtype="str")
+        categories = first if first.dtype == "str" else pd.Index(values_of(first), dtype="str")
         merged = np.concatenate([c for c, _ in parts])
         return pd.Categorical.from_codes(merged, categories=categories, validate=False)
     values = [values_of(u) for _, u in parts]
@@ -407,10 +409,14 @@ def _appearance(*columns: pd.Series) -> list[str]:
     for c in columns:
         if len(c):
             codes, uniques = row_codes(pd.Series(c))
-            parts.append(values_of(uniques)[appearance(codes)])
+            # text stays text (Arrow): no Python string is made before the end
+            text = uniques if uniques.dtype == "str" else pd.Index(values_of(uniques), dtype="str")
+            parts.append(text.take(appearance(codes)))
     if not parts:
         return []
-    return [str(v) for v in pd.unique(np.concatenate(parts))]
+    # Arrow's hash keeps the order of first appearance, ten times faster than pandas'
+    chunks = [pa.array(p.array).cast(pa.large_string()) for p in parts]
+    return pc.unique(pa.chunked_array(chunks, type=pa.large_string())).to_pylist()
 
 
 def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:
@@ -537,7 +543,7 @@ def _items_table(
     described = [p for p in parsed if not p.items.empty]
     frames = [p.items for p in described]
     meta = (
-        (frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True))
+        (frames[0] if len(frames) == 1 else _stack(frames, [p.file for p in described], ["item"]))
         if frames
         else pd.DataFrame(columns=["item"])
     )

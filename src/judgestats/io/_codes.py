@@ -64,25 +64,33 @@ def values_of(uniques: pd.Index) -> np.ndarray:
     return out
 
 
-def relabel(codes: np.ndarray, labels: Sequence[Any], index: pd.Index | None = None) -> pd.Series:
+def relabel(
+    codes: np.ndarray, labels: Sequence[Any] | pd.Index, index: pd.Index | None = None
+) -> pd.Series:
     """Return a categorical whose row ``i`` is ``labels[codes[i]]`` (-1: missing).
 
     Equal labels become one category, so that the codes stay one per distinct value;
-    a label ``None`` is missing.
+    a label ``None`` (or a missing entry of a text index) is missing.
     """
-    labels = list(labels)
-    text = np.asarray(labels, dtype=object)
-    if pd.api.types.infer_dtype(text, skipna=False) in ("string", "empty") and len(
-        set(labels)
-    ) == len(labels):
+    categories: pd.Index | None
+    if isinstance(labels, pd.Index) and labels.dtype == "str":
+        text, categories = None, labels
+    else:
+        text = np.asarray(list(labels), dtype=object)
+        every_text = pd.api.types.infer_dtype(text, skipna=False) in ("string", "empty")
+        categories = pd.Index(text, dtype="str") if every_text else None
+    # the index keeps what it found: the categorical's own check of it is free
+    if categories is not None and not categories.hasnans and categories.is_unique:
         # Labels distinct text, none missing: the codes stay (copied, never shared with
         # the caller's array), only the names change.
-        taken = np.asarray(codes).astype(_code_type(len(labels)))
-        categories = pd.Index(text, dtype="str")
+        taken = np.asarray(codes).astype(_code_type(len(categories)))
     else:
-        new, uniques = pd.factorize(pd.Index(text, dtype=object), use_na_sentinel=True)
+        # by their text: labels 1 and "1" are one category
+        text = np.asarray(categories if text is None else text, dtype=object)
+        named = np.array([None if pd.isna(v) else str(v) for v in text], dtype=object)
+        new, uniques = pd.factorize(pd.Index(named, dtype=object), use_na_sentinel=True)
         taken = np.append(new, -1).astype(_code_type(len(uniques))).take(codes)
-        categories = pd.Index(values_of(pd.Index(uniques)), dtype="str")
+        categories = pd.Index(uniques, dtype="str")
     return pd.Series(
         pd.Categorical.from_codes(taken, categories=categories, validate=False), index=index
     )
@@ -124,10 +132,11 @@ def appearance(codes: np.ndarray) -> np.ndarray:
 
 def first_rows(codes: np.ndarray, n: int) -> np.ndarray:
     """Return, for each of the codes ``0 .. n - 1``, the first row holding it (-1: none)."""
-    first = np.full(n, -1, dtype=np.int64)
-    present, at = np.unique(codes, return_index=True)
-    keep = present >= 0
-    first[present[keep]] = at[keep]
+    rows = len(codes)
+    first = np.full(n, rows, dtype=np.int64)
+    at = np.flatnonzero(codes >= 0)
+    np.minimum.at(first, codes[at], at)  # by indexing: no sort of the rows
+    first[first == rows] = -1
     return first
 
 

@@ -199,7 +199,7 @@ def item_weighted_counts(
             if judged.size:
                 # each draw's weight on each leaf (its items' weights summed: one pass
                 # over the items), then spread over the leaf's entries
-                items_of = sparse.csr_array(
+                items_of = sparse.csc_array(  # by item: faster than by leaf, same sums
                     (np.ones(judged.size), (pattern[judged], judged)),
                     shape=(n_leaf, in_cell.size),
                 )

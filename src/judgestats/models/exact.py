@@ -122,7 +122,8 @@ def _bootstrap(bt: BenchmarkTally, alpha: float) -> Sampler:
     cells, cell_of = np.unique(
         (jj * n_patterns + bt.item_pattern[jj, ii]) * n_labels + lab[ii], return_inverse=True
     )
-    items_of = sparse.csr_array(
+    # by item (CSC): 2-3 times faster than by cell in the product below, same sums
+    items_of = sparse.csc_array(
         (np.ones(len(ii)), (cell_of.ravel(), ii)), shape=(len(cells), n_items)
     )
     cell_features = bt.features[(cells // n_labels) % n_patterns, cells % n_labels]

@@ -195,7 +195,10 @@ def _words(
 
 def _is(values: pd.Series, text: str) -> np.ndarray:
     """Which rows of a text column equal ``text``."""
-    return _by_value(values, lambda v: v == text, bool)
+    codes, uniques = row_codes(values)
+    if uniques.dtype != "str":
+        return _by_value(values, lambda v: v == text, bool)
+    return _per_row(np.append(np.asarray(uniques == text, dtype=bool), False), codes)
 
 
 def _mapped(values: pd.Series, convert: Callable[[str], str | None]) -> pd.Series:
@@ -224,6 +227,24 @@ def _constant(text: str, n: int) -> pd.Series:
     return pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=categories))
 
 
+def _arrow_text(uniques: pd.Index) -> Any:
+    """Return the distinct values of a column (:func:`values_of`) as an Arrow text array."""
+    import pyarrow as pa
+
+    if uniques.dtype == "str":
+        return pa.array(uniques.array, type=pa.large_string())
+    return pa.array(values_of(uniques), type=pa.large_string())
+
+
+def _joined(left: Any, right: Any) -> pd.Index:
+    """Return ``f"{l}/{r}"`` of two Arrow text arrays, element by element, as an index."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    separator = pa.scalar("/", type=pa.large_string())
+    return pd.Index(pc.binary_join_element_wise(left, right, separator), dtype="str")
+
+
 def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
     """``item_id(benchmark, key)`` of every row, as a categorical built per pair."""
     bcodes, bnames = codes_of(bench)
@@ -237,10 +258,9 @@ def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
         # where it matters, by the codes).
         codes, pairs = factorize(bcodes * width + kcodes, sort=True)
         b, k = np.divmod(pairs, width)
-    names = [
-        f"{bn}/{kn}" for bn, kn in zip(values_of(bnames)[b], values_of(knames)[k], strict=True)
-    ]
-    return relabel(codes, names, bench.index)
+    return relabel(
+        codes, _joined(_arrow_text(bnames).take(b), _arrow_text(knames).take(k)), bench.index
+    )
 
 
 def _run_index(text: str) -> float:
