@@ -87,11 +87,11 @@ def single():
             )
 
 
-def fitter(tier: str, cores: int, prior: float = DEFAULT_CONCENTRATION):
+def fitter(tier: str, cores: int, prior: float = DEFAULT_CONCENTRATION, prior_scale: float = 1.0):
     if tier == "exact":
         exact = ExactConfig(prior=prior)
         return lambda ds, seed: ExactModel(exact).fit(ds, random_seed=seed)
-    cfg = HierarchicalConfig(cores=cores, chains=2, prior=prior)
+    cfg = HierarchicalConfig(cores=cores, chains=2, prior=prior, prior_scale=prior_scale)
     return lambda ds, seed: HierarchicalModel(cfg).fit(ds, random_seed=seed)
 
 
@@ -117,12 +117,16 @@ def _save(path, results):
     np.savez_compressed(path, **arrays)
 
 
-def replicates(tiers, n, cores, first_seed, save=None, prior=DEFAULT_CONCENTRATION):
+def replicates(
+    tiers, n, cores, first_seed, save=None, prior=DEFAULT_CONCENTRATION, prior_scale=1.0
+):
     cfg = shared_difficulty_cohort()
     seeds = range(first_seed, first_seed + n)
     results = {}
     for tier in tiers:
-        res = replicate_coverage(cfg, fitter(tier, cores, prior), seeds, progress=_progress)
+        res = replicate_coverage(
+            cfg, fitter(tier, cores, prior, prior_scale), seeds, progress=_progress
+        )
         results[tier] = res
         table = coverage_table(res)
         print(f"\n{tier} tier: {res.n_replicates} replicates, {res.seconds.mean():.1f} s per fit")
@@ -174,16 +178,33 @@ def main():
         metavar="ALPHA",
         help="concentration of the Dirichlet-process prior (default: the package's)",
     )
+    parser.add_argument(
+        "--prior-scale",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="the hierarchical tier's prior_scale (the pooling priors' scales times S)",
+    )
     args = parser.parse_args()
     if args.single:
         single()
         return
     if args.tier == "both":  # the same replicates for both tiers, so that they compare
         n = args.replicates or 10
-        replicates(["exact", "hierarchical"], n, args.cores, args.first_seed, args.save, args.prior)
+        replicates(
+            ["exact", "hierarchical"],
+            n,
+            args.cores,
+            args.first_seed,
+            args.save,
+            args.prior,
+            args.prior_scale,
+        )
     else:
         n = args.replicates or (20 if args.tier == "exact" else 10)
-        replicates([args.tier], n, args.cores, args.first_seed, args.save, args.prior)
+        replicates(
+            [args.tier], n, args.cores, args.first_seed, args.save, args.prior, args.prior_scale
+        )
 
 
 if __name__ == "__main__":
