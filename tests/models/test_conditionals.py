@@ -12,7 +12,11 @@ from scipy import stats
 
 from judgestats.models import HierarchicalConfig
 from judgestats.models.base import FitData
-from judgestats.models.conditionals import item_weighted_counts, split_log_probabilities
+from judgestats.models.conditionals import (
+    item_sums,
+    item_weighted_counts,
+    split_log_probabilities,
+)
 from judgestats.models.layout import build_layout
 from judgestats.models.traits import TRAITS
 from judgestats.simulate import simulate, small_cohort
@@ -79,6 +83,11 @@ def test_weighted_counts_sum_each_items_weight_into_its_leafs_entries(twins):
                 if leaf >= 0:
                     expected[:, row, cols] += weights[:, k, None] * leaf_entry[leaf]
     np.testing.assert_allclose(weighted, expected, rtol=1e-12, atol=1e-12)
+    # the sparse sums built once for every block of a fit give the same draws
+    sums = item_sums(layout, data)
+    for _ in range(2):
+        again = item_weighted_counts(layout, data, 3, np.random.default_rng(2), sums)
+        np.testing.assert_array_equal(again, weighted)
 
 
 def test_coupled_draws_keep_every_judges_beta_conditional(twins):

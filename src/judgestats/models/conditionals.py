@@ -57,6 +57,7 @@ draws).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
@@ -78,6 +79,7 @@ __all__ = [
     "draws_per_block",
     "expected_features",
     "hyper_dataset",
+    "item_sums",
     "item_weighted_counts",
     "label_shares",
     "split_log_probabilities",
@@ -163,8 +165,52 @@ def label_shares(
     return out
 
 
+@dataclass(frozen=True)
+class _CellSums:
+    """What :func:`item_weighted_counts` needs of one (benchmark, label) cell."""
+
+    items: np.ndarray  # the cell's items (positions in the benchmark's tally)
+    entries: slice  # the cell's entry columns of the layout
+    leaf_entry: np.ndarray  # (leaf, entry) counts of each leaf's pattern
+    judges: list[tuple[int, sparse.csc_array]]  # (judge row, items of each leaf)
+
+
+def item_sums(lay: Layout, data: FitData) -> list[_CellSums]:
+    """Per cell of the layout, the sparse (leaf, item) matrix of every judge with items.
+
+    The same for every block of draws of a fit: built once, read by each block. Each
+    of a judge's judged items is one entry of its leaf's row (by item, CSC: built from
+    the counts of items per column, no sort).
+    """
+    out = []
+    for c, block in enumerate(lay.blocks):
+        bt = data.tally[data.benchmarks[block.benchmark]]
+        in_cell = np.flatnonzero(bt.item_label == LABEL_CODES[block.label])
+        tree = block.tree
+        n_leaf = tree.leaf_entries.shape[0]
+        judges = []
+        for jj, row in enumerate(data.rows(block.benchmark)):
+            pattern = bt.item_pattern[jj, in_cell]
+            judged = pattern >= 0
+            if judged.any():
+                indptr = np.zeros(in_cell.size + 1, dtype=np.int64)
+                np.cumsum(judged, out=indptr[1:])
+                items_of = sparse.csc_array(
+                    (np.ones(int(indptr[-1])), pattern[judged], indptr),
+                    shape=(n_leaf, in_cell.size),
+                )
+                judges.append((int(row), items_of))
+        leaf_entry = tree.entry_counts(np.eye(n_leaf))
+        out.append(_CellSums(in_cell, lay.entries(c), leaf_entry, judges))
+    return out
+
+
 def item_weighted_counts(
-    lay: Layout, data: FitData, n_draw: int, rng: np.random.Generator
+    lay: Layout,
+    data: FitData,
+    n_draw: int,
+    rng: np.random.Generator,
+    sums: list[_CellSums] | None = None,
 ) -> np.ndarray:
     """Entry counts of every judge with each item weighted by a shared ``Exp(1)`` draw.
 
@@ -178,32 +224,21 @@ def item_weighted_counts(
     data : FitData
     n_draw : int
     rng : numpy.random.Generator
+    sums : list, optional
+        :func:`item_sums` of ``lay`` and ``data``, when several blocks share them.
 
     Returns
     -------
     ndarray, shape (draw, judge, entry)
     """
     out = np.zeros((n_draw, *lay.counts.shape))
-    for c, block in enumerate(lay.blocks):
-        bt = data.tally[data.benchmarks[block.benchmark]]
-        in_cell = np.flatnonzero(bt.item_label == LABEL_CODES[block.label])
+    for cell in item_sums(lay, data) if sums is None else sums:
         # item-major (one copy per cell): the sparse sums below read it as it is
-        by_item = np.ascontiguousarray(rng.standard_exponential((n_draw, in_cell.size)).T)
-        tree = block.tree
-        n_leaf = tree.leaf_entries.shape[0]
-        leaf_entry = tree.entry_counts(np.eye(n_leaf))  # (leaf, entry)
-        cols = lay.entries(c)
-        for jj, row in enumerate(data.rows(block.benchmark)):
-            pattern = bt.item_pattern[jj, in_cell]
-            judged = np.flatnonzero(pattern >= 0)
-            if judged.size:
-                # each draw's weight on each leaf (its items' weights summed: one pass
-                # over the items), then spread over the leaf's entries
-                items_of = sparse.csc_array(  # by item: faster than by leaf, same sums
-                    (np.ones(judged.size), (pattern[judged], judged)),
-                    shape=(n_leaf, in_cell.size),
-                )
-                out[:, row, cols] = (items_of @ by_item).T @ leaf_entry
+        by_item = np.ascontiguousarray(rng.standard_exponential((n_draw, cell.items.size)).T)
+        for row, items_of in cell.judges:
+            # each draw's weight on each leaf (its items' weights summed: one pass over
+            # the items, by item), then spread over the leaf's entries
+            out[:, row, cell.entries] = (items_of @ by_item).T @ cell.leaf_entry
     return out
 
 
@@ -390,11 +425,12 @@ def expected_features(
         consume, out = gather, gathered
     take = consume  # set either way (a name the closure sees as not None)
     shares = label_shares(data, n_chain, n_draw, rng)
+    sums = item_sums(lay, data) if pair_items else None
 
     def block(task: tuple[int, slice], stream: np.random.Generator) -> None:
         ch, sl = task
         n = sl.stop - sl.start
-        weighted = item_weighted_counts(lay, data, n, stream) if pair_items else None
+        weighted = item_weighted_counts(lay, data, n, stream, sums) if pair_items else None
         log_v, log_1mv = split_log_probabilities(
             lay,
             eta[ch, sl],
