@@ -87,7 +87,7 @@ def test_run_noise_limits():
     assert run_noise(one) is None
 
 
-def test_unique_rows_matches_numpy():
+def test_unique_patterns_of_the_futures_rows_match_numpy():
     """The futures' rows (a label index, then verdict codes) through the tally's key."""
     rows = np.random.default_rng(1).integers(-1, 4, size=(500, 7)).astype(np.int8)
     uniq, inv = unique_patterns(rows)

@@ -28,6 +28,7 @@ from judgestats.accounting import FileAccount, ImportReport, Reject
 from judgestats.errors import LogFormatError
 from judgestats.io._codes import (
     appearance,
+    arrow_text,
     codes_of,
     duplicated,
     factorize,
@@ -37,6 +38,7 @@ from judgestats.io._codes import (
     integer_codes,
     is_dense,
     row_codes,
+    text_index,
     values_of,
 )
 from judgestats.schema import DIMS, ITEM_COORDS, ORDERS, Verdict, check, empty_judgments
@@ -164,7 +166,7 @@ def _union(columns: Sequence[pd.Series]) -> pd.Categorical:
     if first is not None and all(u.dtype == first.dtype and u.equals(first) for _, u in parts):
         # Every file has the same distinct values in the same order (files over the
         # same items, one per judge): their codes are the codes of the union.
-        categories = first if first.dtype == "str" else pd.Index(values_of(first), dtype="str")
+        categories = text_index(first)
         merged = np.concatenate([c for c, _ in parts])
         return pd.Categorical.from_codes(merged, categories=categories, validate=False)
     values = [values_of(u) for _, u in parts]
@@ -409,14 +411,12 @@ def _appearance(*columns: pd.Series) -> list[str]:
     for c in columns:
         if len(c):
             codes, uniques = row_codes(pd.Series(c))
-            # text stays text (Arrow): no Python string is made before the end
-            text = uniques if uniques.dtype == "str" else pd.Index(values_of(uniques), dtype="str")
-            parts.append(text.take(appearance(codes)))
+            # text stays Arrow text: no Python string is made before the end
+            parts.append(arrow_text(uniques).take(appearance(codes)))
     if not parts:
         return []
     # Arrow's hash keeps the order of first appearance, ten times faster than pandas'
-    chunks = [pa.array(p.array).cast(pa.large_string()) for p in parts]
-    return pc.unique(pa.chunked_array(chunks, type=pa.large_string())).to_pylist()
+    return pc.unique(pa.chunked_array(parts, type=pa.large_string())).to_pylist()
 
 
 def _positions(index: pd.Index, values: pd.Series) -> np.ndarray:

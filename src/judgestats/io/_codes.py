@@ -13,9 +13,11 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 __all__ = [
     "appearance",
+    "arrow_text",
     "codes_of",
     "dense_span",
     "duplicated",
@@ -27,6 +29,7 @@ __all__ = [
     "is_dense",
     "relabel",
     "row_codes",
+    "text_index",
     "values_of",
 ]
 
@@ -62,6 +65,20 @@ def values_of(uniques: pd.Index) -> np.ndarray:
     out = np.empty(len(values), dtype=object)
     out[:] = [str(v) for v in values]
     return out
+
+
+def text_index(uniques: pd.Index) -> pd.Index:
+    """Return distinct values (:func:`row_codes`) as a text index, the same one if text."""
+    return uniques if uniques.dtype == "str" else pd.Index(values_of(uniques), dtype="str")
+
+
+def arrow_text(uniques: pd.Index) -> pa.Array:
+    """Return distinct values (:func:`row_codes`) as Arrow text (``large_string``).
+
+    For work on all of them at once in Arrow: joins, and first appearances over many
+    columns (:func:`pyarrow.compute.unique` keeps the order of first appearance).
+    """
+    return pa.array(text_index(uniques).array).cast(pa.large_string())
 
 
 def relabel(

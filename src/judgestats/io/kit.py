@@ -48,6 +48,7 @@ A format of JSON Lines ``{"judge": ..., "item": ..., "winner": "A" | "B" | "tie"
 from judgestats.accounting import Reject
 from judgestats.io._assemble import Parsed, item_id
 from judgestats.io._codes import (
+    arrow_text,
     codes_of,
     duplicated,
     factorize,
@@ -56,6 +57,7 @@ from judgestats.io._codes import (
     integer_codes,
     relabel,
     row_codes,
+    text_index,
     values_of,
 )
 from judgestats.io._records import (
@@ -105,6 +107,7 @@ __all__ = [
     "Reject",
     "SourceImporter",
     "VerdictExtractor",
+    "arrow_text",
     "canonical_pair",
     "check_label_kind",
     "choose_pattern",
@@ -140,6 +143,7 @@ __all__ = [
     "row_codes",
     "sniff_text",
     "swap_ab",
+    "text_index",
     "text_length",
     "trial_slot",
     "values_of",

@@ -47,6 +47,7 @@ from judgestats.errors import LogFormatError
 from judgestats.io.kit import (
     Detection,
     Parsed,
+    arrow_text,
     codes_of,
     duplicated,
     factorize,
@@ -227,15 +228,6 @@ def _constant(text: str, n: int) -> pd.Series:
     return pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=categories))
 
 
-def _arrow_text(uniques: pd.Index) -> Any:
-    """Return the distinct values of a column (:func:`values_of`) as an Arrow text array."""
-    import pyarrow as pa
-
-    if uniques.dtype == "str":
-        return pa.array(uniques.array, type=pa.large_string())
-    return pa.array(values_of(uniques), type=pa.large_string())
-
-
 def _joined(left: Any, right: Any) -> pd.Index:
     """Return ``f"{l}/{r}"`` of two Arrow text arrays, element by element, as an index."""
     import pyarrow as pa
@@ -259,7 +251,7 @@ def _join_items(bench: pd.Series, key: pd.Series) -> pd.Series:
         codes, pairs = factorize(bcodes * width + kcodes, sort=True)
         b, k = np.divmod(pairs, width)
     return relabel(
-        codes, _joined(_arrow_text(bnames).take(b), _arrow_text(knames).take(k)), bench.index
+        codes, _joined(arrow_text(bnames).take(b), arrow_text(knames).take(k)), bench.index
     )
 
 
