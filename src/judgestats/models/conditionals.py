@@ -44,12 +44,16 @@ are those of the paired bootstrap; where the pooling dominates, the judge-level 
 do.
 
 This is a coupling of the exact conditionals, not a likelihood for item effects: the
-hyper-parameters are sampled with judges independent given them. A latent-class
-(Dawid-Skene) or crossed judge x item model would also let item effects inform the
-pooling, at the cost of a likelihood per item instead of per pattern count, and of a
-parametric form for what items share (difficulty, label noise, shared position
-preference). The coupling needs no such form and costs one matrix product per cell;
-``benchmarks/bench_pairing.py`` measures what it buys (``pair_items=False`` in
+hyper-parameters are sampled with judges independent given them, and the items'
+joint law does not feed back into them (a cut; see the module docs of
+:mod:`judgestats.models.hierarchical` for the crossed judge x item likelihood that
+was measured instead, ``benchmarks/bench_item_effects.py``). A latent-class
+(Dawid-Skene) or crossed model would also let item effects inform the pooling, at
+the cost of a likelihood per joint row instead of per pattern count, explicit
+judge-level probabilities, and a parametric form for what items share (difficulty,
+label noise, shared position preference). The coupling needs no such form and
+costs one matrix product per cell; ``benchmarks/bench_pairing.py`` measures what it
+buys (``pair_items=False`` in
 :class:`~judgestats.models.hierarchical.HierarchicalConfig` gives the independent
 draws).
 """
