@@ -100,12 +100,29 @@ def plot_predictive(predictive: xr.Dataset, benchmarks: list[str]) -> Figure | N
     return fig
 
 
-def predictive_html(predictive: xr.Dataset) -> str:
+#: What an agreement flag means for the intervals, judges paired after sampling or not.
+_PAIRED = (
+    " The likelihood treats judges as independent given the hyper-parameters; their "
+    "draws are then paired through the items they share (each item's bootstrap weight is "
+    "shared by its judges), so differences, ranks and rank shifts keep that pairing: the "
+    "flag says what the model does not explain, not that those intervals ignore it."
+)
+_UNPAIRED = (
+    " This fit drew the judges independently given the hyper-parameters (pair_items "
+    "off): differences, ranks and rank shifts ignore the items the judges share."
+)
+
+
+def predictive_html(predictive: xr.Dataset, paired: bool = True) -> str:
     """Return the HTML section of the checks: explanation, table, figures.
 
     Parameters
     ----------
     predictive : xarray.Dataset
+    paired : bool, default True
+        Whether the fit paired its judges' draws through their items
+        (``HierarchicalConfig.pair_items``): what an agreement flag means for the
+        intervals.
 
     Returns
     -------
@@ -124,7 +141,7 @@ def predictive_html(predictive: xr.Dataset) -> str:
         "when a normal approximation of them is below it too. Flagged checks are "
         "listed with the diagnostics. Agreement observed above its replicated interval "
         "means the judges share more, item by item, than the model's independent "
-        "replicates do (item difficulty).</p>",
+        f"replicates do (item difficulty).{_PAIRED if paired else _UNPAIRED}</p>",
         grid_html(table),
     ]
     benchmarks = [str(b) for b in predictive["benchmark"].values]
@@ -156,5 +173,6 @@ def section(tree: xr.DataTree | None) -> list[str]:
         )
     else:
         parts.append('<p class="ok">No posterior predictive check is flagged.</p>')
-    parts.append(predictive_html(tree["predictive"].to_dataset()))
+    paired = json.loads(tree.attrs.get("config", "{}")).get("pair_items", True)
+    parts.append(predictive_html(tree["predictive"].to_dataset(), bool(paired)))
     return parts
