@@ -60,7 +60,7 @@ def test_section_says_whether_the_judges_draws_were_paired():
     pred = _predictive(twins=True)
     tree = _tree(pred)
     paired = "\n".join(section(tree))  # no config recorded: the default pairs them
-    assert "keep that pairing" in paired and "pair_items off" not in paired
+    assert "err wide, not narrow" in paired and "pair_items off" not in paired
     tree.attrs["config"] = json.dumps({"pair_items": False})
     unpaired = "\n".join(section(tree))
-    assert "pair_items off" in unpaired and "keep that pairing" not in unpaired
+    assert "pair_items off" in unpaired and "err wide" not in unpaired

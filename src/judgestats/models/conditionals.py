@@ -56,6 +56,18 @@ costs one matrix product per cell; ``benchmarks/bench_pairing.py`` measures what
 buys (``pair_items=False`` in
 :class:`~judgestats.models.hierarchical.HierarchicalConfig` gives the independent
 draws).
+
+Where judges share much, the pairing is partial. With an item difficulty of sd 3 on
+the log-odds scale (``python benchmarks/bench_pairing.py --replicates 10
+--difficulty-sd 3``, 8 judges, data seeds 1000-1009), the median correlation of two
+judges' kappa draws was 0.09 coupled, 0.05 independent and 0.39 in the exact tier;
+the 90% and 95% intervals of kappa differences covered 0.939 +- 0.009 and 0.973 +-
+0.008 coupled (z-score sd 0.87), 0.944 and 0.975 independent, 0.881 +- 0.015 and
+0.932 +- 0.013 in the exact tier, and P(judge i above judge j) differed from the
+exact tier's by 0.028 in the median pair and 0.066 at most. The coupling pairs the
+judges' split probabilities given the hyper-parameters, not their traits, which are
+sampled with judges independent given them; there the intervals of differences
+erred wide (conservative), not narrow.
 """
 
 from __future__ import annotations

@@ -104,8 +104,9 @@ def plot_predictive(predictive: xr.Dataset, benchmarks: list[str]) -> Figure | N
 _PAIRED = (
     " The likelihood treats judges as independent given the hyper-parameters; their "
     "draws are then paired through the items they share (each item's bootstrap weight is "
-    "shared by its judges), so differences, ranks and rank shifts keep that pairing: the "
-    "flag says what the model does not explain, not that those intervals ignore it."
+    "shared by its judges). Where judges share much, that pairing is partial and the "
+    "intervals of differences between judges err wide, not narrow (simulated in "
+    "benchmarks/bench_pairing.py)."
 )
 _UNPAIRED = (
     " This fit drew the judges independently given the hyper-parameters (pair_items "
