@@ -36,7 +36,7 @@ form of it, with a residual for every (judge, split) of a judge's benchmarks
 to 1.58; without the half-normal first loading (100 tuning steps and draws) the
 loadings' R-hat was 1.89.
 
-Without the residuals (``--no-residual``: every judge exactly its traits' tilt of the
+Without the residuals (``--residual none``: every judge exactly its traits' tilt of the
 benchmark mean at each item effect; 1,736 free parameters, 3.73 ms per gradient),
 the chains agree: 660.1 s, 207 steps per draw (step size 0.107), R-hat at most
 1.021 (``eta``), 1.016 (``trait``), 1.015 (loadings), bulk ESS at least 159. The
@@ -57,7 +57,8 @@ the residual out. A crossed model would need its own compiled kernel (as
 :mod:`judgestats.models.kernels` is for the tier) and a parameterisation in which
 the residual does not duplicate the traits before its calibration can be measured.
 
-Run: ``.venv/bin/python benchmarks/bench_item_effects.py [--sample DRAWS TUNE] [--no-residual]``
+Run: ``.venv/bin/python benchmarks/bench_item_effects.py [--sample DRAWS TUNE]
+[--residual explicit|orthogonal|none]``
 """
 
 from __future__ import annotations
@@ -123,12 +124,15 @@ def crossed_model(
     config: HierarchicalConfig,
     n_nodes: int,
     item_sigma: float,
-    residual: bool = True,
+    residual: str = "explicit",
 ):
     """The crossed judge x item model of the module docs (a PyMC model).
 
-    ``residual=False`` leaves the judges' residuals out: every judge's pattern
+    ``residual="none"`` leaves the judges' residuals out: every judge's pattern
     distribution is its traits' tilt of the benchmark mean (at each item effect).
+    ``"orthogonal"`` keeps of every judge's residuals (per cell, over its splits)
+    only what is orthogonal to the cell's trait loadings, the directions in which
+    the traits move the splits' log-odds near the cell's mean.
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -154,7 +158,7 @@ def crossed_model(
         )
         loading = pm.Deterministic("item_loading", flat.reshape(loaded.shape))
         z = pt.zeros((n_judges, n_splits))
-        if residual:
+        if residual != "none":
             z_free = pm.Normal("residual_z", 0.0, 1.0, shape=len(reached))
             z = pt.zeros(n_judges * n_splits)[reached].set(z_free).reshape(z.shape)
         log_conc = pooled.log_conc[None, :] + pooled.judge_offset[:, lay.split_benchmark]
@@ -165,12 +169,25 @@ def crossed_model(
         mean = logit[n_nodes // 2]
         raw = -(log_conc - pt.softplus(-mean) - pt.softplus(mean))
         log_var = MAX_LOG_VARIANCE - pt.softplus(MAX_LOG_VARIANCE - raw)
-        shifted = logit + (z * pt.exp(0.5 * log_var))[None]
+        r = z * pt.exp(0.5 * log_var)
+        if residual == "orthogonal":
+            r = pt.dot(r, _orthogonal_to_loadings(lay))
+        shifted = logit + r[None]
         leaf = lay.leaf_log_prob(-pt.softplus(-shifted), -pt.softplus(shifted), apply=apply_pt)
         padded = pt.concatenate([leaf.reshape((n_nodes, -1)), pt.zeros((n_nodes, 1))], axis=1)
         per_node = padded[:, rows.index].sum(-1) + log_w[:, None]
         pm.Potential("items", pt.dot(pt.logsumexp(per_node, axis=0), rows.weight))
     return model
+
+
+def _orthogonal_to_loadings(lay: Layout) -> np.ndarray:
+    """(split, split): per cell, the projection orthogonal to its trait loadings."""
+    out = np.eye(lay.n_splits)
+    for c in range(len(lay.blocks)):
+        at = np.flatnonzero(lay.split_cell == c)
+        loadings = lay.loadings[at]
+        out[np.ix_(at, at)] -= loadings @ np.linalg.pinv(loadings)
+    return out
 
 
 def _gradient_ms(model, repeats: int) -> tuple[int, float]:
@@ -215,14 +232,17 @@ def main():
         "--sample", type=int, nargs=2, metavar=("DRAWS", "TUNE"), help="also sample both"
     )
     parser.add_argument(
-        "--no-residual", action="store_true", help="the crossed model without residuals"
+        "--residual",
+        choices=("explicit", "orthogonal", "none"),
+        default="explicit",
+        help="the judges' residuals: explicit, orthogonal to the traits' loadings, or none",
     )
     args = parser.parse_args()
     data = FitData.from_data(simulate(shared_difficulty_cohort(), random_seed=args.seed).dataset)
     draws, tune = args.sample or (1000, 400)
     config = HierarchicalConfig(draws=draws, tune=tune)
     tier = build_pymc_model(data, config)
-    crossed = crossed_model(data, config, args.nodes, 2.0, residual=not args.no_residual)
+    crossed = crossed_model(data, config, args.nodes, 2.0, residual=args.residual)
     n_tier, ms_tier = _gradient_ms(tier.model, args.repeats)
     n_crossed, ms_crossed = _gradient_ms(crossed, args.repeats)
     print(f"tier:    {n_tier:>6d} free parameters, {ms_tier:.3f} ms per gradient")
@@ -232,7 +252,7 @@ def main():
         print("tier, sampled:")
         _sampled(tier.model, tier.structure, config, 1)
         print("crossed, sampled:")
-        key = f"crossed:{args.seed}:{args.nodes}:{args.no_residual}"
+        key = f"crossed:{args.seed}:{args.nodes}:{args.residual}"
         _sampled(crossed, key, config, 1)
 
 

@@ -65,3 +65,27 @@ def test_items_likelihood_is_the_integral_over_each_items_effect():
             value, _ = integrate.quad(integrand, -12, 12, epsabs=0, epsrel=1e-10, limit=200)
             expected += np.log(value)
     assert observed == pytest.approx(expected, rel=1e-5)
+
+
+def test_the_orthogonal_residual_cannot_move_a_split_along_a_trait():
+    """Per cell, the residuals' projection removes the trait loadings' directions and
+    keeps every direction orthogonal to them (a symmetric, idempotent projection)."""
+    from judgestats.models import HierarchicalConfig
+    from judgestats.models.base import FitData
+    from judgestats.models.layout import build_layout
+    from judgestats.simulate import shared_difficulty_cohort, simulate
+
+    data = FitData.from_data(
+        simulate(shared_difficulty_cohort(3, scale=0.1), random_seed=5).dataset
+    )
+    lay = build_layout(data, HierarchicalConfig().rare_per_judge)
+    p = bench_item_effects._orthogonal_to_loadings(lay)
+    np.testing.assert_allclose(p @ lay.loadings, 0.0, atol=1e-10)
+    np.testing.assert_allclose(p @ p, p, atol=1e-10)
+    np.testing.assert_allclose(p, p.T, atol=1e-12)
+    across = lay.split_cell[:, None] != lay.split_cell[None, :]
+    assert not p[across].any()  # cells do not mix
+    rank = np.linalg.matrix_rank(lay.loadings[lay.split_cell == 0])
+    assert np.trace(p[np.ix_(lay.split_cell == 0, lay.split_cell == 0)]) == pytest.approx(
+        (lay.split_cell == 0).sum() - rank
+    )
