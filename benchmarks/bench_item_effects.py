@@ -44,6 +44,16 @@ residuals are what breaks the mixing; without them judges differ only in their
 six traits, and every difference between judges' pattern frequencies that the
 traits do not carry is lost (the tier pools it, through its residual).
 
+Residuals orthogonal to each cell's trait loadings (``--residual orthogonal``, the
+linearised trade-off with the traits removed; 4.33 ms per gradient, 18.2 times the
+tier's in that run) did not help: 988.8 s, 127 steps per draw, 2 divergent, R-hat
+up to 1.96 (``trait``), 1.85 (the judges' pooling offsets), 1.68 (residuals), 1.41
+(``eta``). The residuals' scale is the pooling strength and the judges' offsets,
+with the residuals non-centred: where a judge has hundreds of items at a split the
+data pin the residual itself, and its scale then has to move along a ridge; the
+tier's reason for integrating the residual out (module docs of
+:mod:`judgestats.models.hierarchical`).
+
 The likelihood itself is right (``tests/benchmarks/test_bench_item_effects.py``:
 with 41 nodes it matches adaptive quadrature item by item to 1e-6), but 7 nodes
 are not enough where the loadings are about 1 per sd of a trait's feature: 0.49
