@@ -48,11 +48,11 @@ Residuals orthogonal to each cell's trait loadings (``--residual orthogonal``, t
 linearised trade-off with the traits removed; 4.33 ms per gradient, 18.2 times the
 tier's in that run) did not help: 988.8 s, 127 steps per draw, 2 divergent, R-hat
 up to 1.96 (``trait``), 1.85 (the judges' pooling offsets), 1.68 (residuals), 1.41
-(``eta``). The residuals' scale is the pooling strength and the judges' offsets,
-with the residuals non-centred: where a judge has hundreds of items at a split the
-data pin the residual itself, and its scale then has to move along a ridge; the
-tier's reason for integrating the residual out (module docs of
-:mod:`judgestats.models.hierarchical`).
+(``eta``). Not measured, but consistent with it: the residuals' scale is the
+pooling strength times the judge's offset, with the residuals non-centred, and
+where a judge has hundreds of items at a split the data pin the residual itself,
+so its scale can only move along a ridge; that is the tier's reason for integrating
+the residual out (module docs of :mod:`judgestats.models.hierarchical`).
 
 The likelihood itself is right (``tests/benchmarks/test_bench_item_effects.py``:
 with 41 nodes it matches adaptive quadrature item by item to 1e-6), but 7 nodes

@@ -169,8 +169,8 @@ integrating the residual out. Without the residuals the chains agreed (R-hat at
 most 1.021; 660 s, 207 steps per draw), but judges then differ only in their six
 traits, and what the traits do not carry is lost. Residuals orthogonal to each
 cell's trait loadings did not mix either (R-hat up to 1.96 for the traits and 1.85
-for the judges' pooling offsets): the residuals' scale, non-centred, rides on a
-ridge where the data pin them. Seven nodes were also too few:
+for the judges' pooling offsets), which points at the residuals' non-centred scale
+(not measured apart). Seven nodes were also too few:
 at loadings of about 1 per sd of a trait's feature the likelihood of 65 items was
 0.49 log units off direct integration (41 nodes: 5e-4). A latent-class
 (Dawid-Skene) form costs the same per evaluation, ``K`` classes for the nodes, and
