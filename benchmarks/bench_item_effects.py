@@ -83,6 +83,7 @@ from judgestats.models import HierarchicalConfig
 from judgestats.models.base import FitData
 from judgestats.models.hierarchical import (
     build_pymc_model,
+    count_data,
     pooled_parameters,
     trait_mask,
 )
@@ -151,8 +152,8 @@ def crossed_model(
     mask = trait_mask(lay)
     rows = JointRows.of(lay, data)
     n_judges, n_splits = lay.counts.shape[0], lay.n_splits
-    succ, rest = lay.split_counts(lay.counts)
-    reached = np.flatnonzero((succ + rest).ravel() > 0)
+    pairs = count_data(lay)  # the (judge, split) pairs with items, as the tier's terms
+    reached = pairs["pair_judge"] * n_splits + pairs["pair_split"]
     with pm.Model() as model:
         pooled = pooled_parameters(lay, mask, config)
         loaded = mask.any(0)  # (cell, trait)
