@@ -89,3 +89,43 @@ def test_the_orthogonal_residual_cannot_move_a_split_along_a_trait():
     assert np.trace(p[np.ix_(lay.split_cell == 0, lay.split_cell == 0)]) == pytest.approx(
         (lay.split_cell == 0).sum() - rank
     )
+
+
+@pytest.mark.slow  # compiles two PyMC models
+def test_the_centred_residual_is_the_explicit_one_reparameterised(monkeypatch):
+    """``residual="centred"`` is the same model: with its centred residuals set to the
+    explicit model's ``z * sd`` and its non-centred ones to ``z``, every judge's
+    patterns have the same likelihood (both branches exercised: a split with at
+    least 3 items is centred here)."""
+    from judgestats.models import HierarchicalConfig
+    from judgestats.models.base import FitData
+    from judgestats.models.hierarchical import count_data
+    from judgestats.models.layout import build_layout
+    from judgestats.simulate import shared_difficulty_cohort, simulate
+
+    monkeypatch.setattr(bench_item_effects, "CENTRED_FROM", 3)
+    data = FitData.from_data(
+        simulate(shared_difficulty_cohort(3, scale=0.1), random_seed=5).dataset
+    )
+    config = HierarchicalConfig()
+    pairs = count_data(build_layout(data, config.rare_per_judge))
+    many = pairs["succ"] + pairs["rest"] >= 3
+    assert 0 < many.sum() < len(many)
+
+    def compiled(residual):
+        model = bench_item_effects.crossed_model(data, config, 3, 2.0, residual=residual)
+        outputs = model.replace_rvs_by_values([model["items"], model["residual_sd"]])
+        return model, model.compile_fn(outputs, on_unused_input="ignore")
+
+    rng = np.random.default_rng(1)
+    explicit, items_of = compiled("explicit")
+    point = {k: rng.normal(0, 0.3, np.shape(v)) for k, v in explicit.initial_point().items()}
+    items, sd = items_of(point)
+    z = point["residual_z"]
+    centred, centred_items_of = compiled("centred")
+    values = dict(point, residual=z[many] * sd[many], residual_z=z[~many])
+    items_c, sd_c = centred_items_of({k: values[k] for k in centred.initial_point()})
+    np.testing.assert_allclose(sd_c, sd, rtol=1e-12)
+    assert float(items_c) == pytest.approx(float(items), rel=1e-10)
+    # and the residuals matter: at z = 0 the likelihood is another
+    assert float(items_of(dict(point, residual_z=0 * z))[0]) != pytest.approx(float(items))

@@ -163,14 +163,19 @@ shared-difficulty cohort (data seed 1000: 8 judges, 650 items) one gradient cost
 with 2 chains of 400 draws after 400 tuning steps NUTS took 1,339 s against 17.8 s,
 258 leapfrog steps per draw against 45, and the crossed model's chains did not
 agree (R-hat up to 1.46 for the benchmark means and 1.71 for the traits, bulk ESS
-down to 3, against 1.029 and 1.026): its explicit residuals trade off against the
-traits (both move a judge's patterns the same way), which this tier avoids by
-integrating the residual out. Without the residuals the chains agreed (R-hat at
-most 1.021; 660 s, 207 steps per draw), but judges then differ only in their six
+down to 3, against 1.029 and 1.026). Without the residuals the chains agreed (R-hat
+at most 1.021; 660 s, 207 steps per draw), but judges then differ only in their six
 traits, and what the traits do not carry is lost. Residuals orthogonal to each
-cell's trait loadings did not mix either (R-hat up to 1.96 for the traits and 1.85
-for the judges' pooling offsets), which points at the residuals' non-centred scale
-(not measured apart). Seven nodes were also too few:
+cell's trait loadings did not mix either (R-hat up to 1.96), nor centred where a
+judge has 20 items or more at a split (1.55), so neither the linearised trade-off
+with the traits nor the residuals' non-centred scale is the cause. The chains
+disagree mostly on the two near-deterministic judges (in a shorter run with centred
+residuals, 22 of the 24 residuals and 27 of the 40 traits with R-hat above 1.05):
+their items sit on one side of most of their splits, where the likelihood is nearly
+flat and their residuals and traits both push the same way; this tier integrates
+that residual out, exact at any count. Without those two judges the crossed chains
+nearly agree (R-hat up to 1.14, bulk ESS down to 11) in 1,248 s against 20 s. Seven
+nodes were also too few:
 at loadings of about 1 per sd of a trait's feature the likelihood of 65 items was
 0.49 log units off direct integration (41 nodes: 5e-4). A latent-class
 (Dawid-Skene) form costs the same per evaluation, ``K`` classes for the nodes, and
@@ -186,8 +191,8 @@ plurality label, not as ratings of the same latent class; and replicated data
 cannot reproduce the judges' agreement beyond their pattern distributions, which
 the predictive check flags (:mod:`judgestats.models.ppc`; on every LLMBar set).
 A crossed model needs its own compiled kernel (as
-:mod:`judgestats.models.kernels` is for this one) and a residual that does not
-duplicate the traits before its calibration can be measured.
+:mod:`judgestats.models.kernels` is for this one) and a residual that mixes for
+near-deterministic judges before its calibration can be measured.
 
 ``prior_scale`` multiplies every pooling prior's scale, to show how much the
 posterior depends on them (``benchmarks/bench_prior_sensitivity.py``).
