@@ -173,9 +173,10 @@ disagree mostly on the two near-deterministic judges (in a shorter run with cent
 residuals, 22 of the 24 residuals and 27 of the 40 traits with R-hat above 1.05):
 their items sit on one side of most of their splits, where the likelihood is nearly
 flat and their residuals and traits both push the same way; this tier integrates
-that residual out, exact at any count. Without those two judges the crossed chains
-nearly agree (R-hat up to 1.14, bulk ESS down to 11) in 1,248 s against 20 s. Seven
-nodes were also too few:
+that residual out, exact at any count. Without residuals at splits a judge's items
+never leave, the steps halve but R-hat stays up to 1.28; without those two judges
+the crossed chains nearly agree (R-hat up to 1.14, bulk ESS down to 11) in 1,248 s
+against 20 s. Seven nodes were also too few:
 at loadings of about 1 per sd of a trait's feature the likelihood of 65 items was
 0.49 log units off direct integration (41 nodes: 5e-4). A latent-class
 (Dawid-Skene) form costs the same per evaluation, ``K`` classes for the nodes, and
