@@ -130,8 +130,8 @@ from judgestats.tally import LABEL_CODES
 #: Largest log variance of a residual's logit (a soft bound).
 MAX_LOG_VARIANCE = 6.0
 
-#: Items through a split from which ``--residual centred`` gives a judge's residual there
-#: in the centred form.
+#: Items through a split from which ``--residual centred`` (and ``two-sided``) gives a
+#: judge's residual there in the centred form.
 CENTRED_FROM = 20
 
 
@@ -216,7 +216,8 @@ def crossed_model(
         raw = -(log_conc - pt.softplus(-mean) - pt.softplus(mean))
         log_var = MAX_LOG_VARIANCE - pt.softplus(MAX_LOG_VARIANCE - raw)
         sd = pt.exp(0.5 * log_var).ravel()
-        pm.Deterministic("residual_sd", sd[reached])
+        if residual != "none":
+            pm.Deterministic("residual_sd", sd[reached])
         r = pt.zeros(n_judges * n_splits)
         if residual in ("centred", "two-sided"):
             # Centred where the data pin the residual, non-centred where they cannot;
@@ -267,7 +268,9 @@ def _gradient_ms(model, repeats: int) -> tuple[int, float]:
     return int(sum(v.size for v in point.values())), 1e3 * best
 
 
-def _sampled(model, structure: str, config: HierarchicalConfig, seed: int, save=None) -> None:
+def _sampled(
+    model, structure: str, config: HierarchicalConfig, seed: int, save: str | None = None
+) -> None:
     import arviz as az
 
     start = time.perf_counter()
