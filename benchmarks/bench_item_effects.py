@@ -248,9 +248,8 @@ def crossed_model(
             # Centred where the data pin the residual, non-centred where they cannot;
             # "two-sided": none where all of a judge's items at a split take one side.
             many = pairs["succ"] + pairs["rest"] >= CENTRED_FROM
-            kept = (pairs["succ"] > 0) & (pairs["rest"] > 0)
-            if residual == "centred":
-                kept[:] = True
+            two_sided = (pairs["succ"] > 0) & (pairs["rest"] > 0)
+            kept = two_sided if residual == "two-sided" else np.ones_like(many)
             rich, poor = reached[many & kept], reached[~many & kept]
             r = r[rich].set(pm.Normal("residual", 0.0, sd[rich], shape=len(rich)))
             z_poor = pm.Normal("residual_z", 0.0, 1.0, shape=len(poor))
@@ -328,7 +327,7 @@ def main():
         "--residual",
         choices=("explicit", "orthogonal", "centred", "two-sided", "none"),
         default="explicit",
-        help="the judges' residuals: explicit, orthogonal to the traits' loadings, or none",
+        help="the judges' residuals (see crossed_model)",
     )
     parser.add_argument("--save", help="write the crossed model's draws here (netCDF)")
     parser.add_argument(

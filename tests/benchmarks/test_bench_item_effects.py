@@ -11,8 +11,19 @@ import pytest
 from scipy import integrate, stats
 
 
+@pytest.fixture(scope="module")
+def data():
+    """A small shared-difficulty cohort: 3 judges, 65 items."""
+    from judgestats.models.base import FitData
+    from judgestats.simulate import shared_difficulty_cohort, simulate
+
+    return FitData.from_data(
+        simulate(shared_difficulty_cohort(3, scale=0.1), random_seed=5).dataset
+    )
+
+
 @pytest.mark.slow  # compiles a PyMC model
-def test_items_likelihood_is_the_integral_over_each_items_effect():
+def test_items_likelihood_is_the_integral_over_each_items_effect(data):
     """With the residuals at 0, an item's likelihood is the integral over its effect
     ``b ~ Normal(0, 1)`` of the product over its judges of each judge's tilted
     pattern probability ``q_j(b)[k] ~ p[k] exp(scores[k] @ (trait_j + b loading))``,
@@ -21,13 +32,9 @@ def test_items_likelihood_is_the_integral_over_each_items_effect():
     first loading of each cell about 1) 41 nodes match it to 1e-6 relative (7 nodes
     are 0.49 log units off of 473, 1 node 7.7: the model's own quadrature error)."""
     from judgestats.models import HierarchicalConfig
-    from judgestats.models.base import FitData
     from judgestats.models.layout import build_layout
-    from judgestats.simulate import shared_difficulty_cohort, simulate
     from judgestats.tally import LABEL_CODES
 
-    cohort = shared_difficulty_cohort(3, scale=0.1)
-    data = FitData.from_data(simulate(cohort, random_seed=5).dataset)
     config = HierarchicalConfig()
     model = bench_item_effects.crossed_model(data, config, n_nodes=41, item_sigma=2.0)
     rng = np.random.default_rng(0)
@@ -67,17 +74,12 @@ def test_items_likelihood_is_the_integral_over_each_items_effect():
     assert observed == pytest.approx(expected, rel=1e-5)
 
 
-def test_the_orthogonal_residual_cannot_move_a_split_along_a_trait():
+def test_the_orthogonal_residual_cannot_move_a_split_along_a_trait(data):
     """Per cell, the residuals' projection removes the trait loadings' directions and
     keeps every direction orthogonal to them (a symmetric, idempotent projection)."""
     from judgestats.models import HierarchicalConfig
-    from judgestats.models.base import FitData
     from judgestats.models.layout import build_layout
-    from judgestats.simulate import shared_difficulty_cohort, simulate
 
-    data = FitData.from_data(
-        simulate(shared_difficulty_cohort(3, scale=0.1), random_seed=5).dataset
-    )
     lay = build_layout(data, HierarchicalConfig().rare_per_judge)
     p = bench_item_effects._orthogonal_to_loadings(lay)
     np.testing.assert_allclose(p @ lay.loadings, 0.0, atol=1e-10)
@@ -92,21 +94,16 @@ def test_the_orthogonal_residual_cannot_move_a_split_along_a_trait():
 
 
 @pytest.mark.slow  # compiles two PyMC models
-def test_the_centred_residual_is_the_explicit_one_reparameterised(monkeypatch):
+def test_the_centred_residual_is_the_explicit_one_reparameterised(data, monkeypatch):
     """``residual="centred"`` is the same model: with its centred residuals set to the
     explicit model's ``z * sd`` and its non-centred ones to ``z``, every judge's
     patterns have the same likelihood (both branches exercised: a split with at
     least 3 items is centred here)."""
     from judgestats.models import HierarchicalConfig
-    from judgestats.models.base import FitData
     from judgestats.models.hierarchical import count_data
     from judgestats.models.layout import build_layout
-    from judgestats.simulate import shared_difficulty_cohort, simulate
 
     monkeypatch.setattr(bench_item_effects, "CENTRED_FROM", 3)
-    data = FitData.from_data(
-        simulate(shared_difficulty_cohort(3, scale=0.1), random_seed=5).dataset
-    )
     config = HierarchicalConfig()
     pairs = count_data(build_layout(data, config.rare_per_judge))
     many = pairs["succ"] + pairs["rest"] >= 3
