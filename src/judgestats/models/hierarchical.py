@@ -180,7 +180,9 @@ against 20 s. Bounding the residuals' sd at e on the logit scale (against e^3) t
 the traits' R-hat to 1.05 in 462 s, but left the judges' pooling offsets at 1.11
 (where the bound binds they no longer reach the likelihood): the residuals' scale
 growing where a judge's likelihood is flat looks like most of the failure (one run
-each; without the judges' offsets in that scale R-hat rose to 1.94). Seven nodes
+each; without the judges' offsets in that scale R-hat rose to 1.94; a bound that
+tapers, the variance still growing a quarter as fast beyond it, 1.95; the tier's own
+beta residual drawn explicitly as a ratio of gammas, 3.05). Seven nodes
 were also too few:
 at loadings of about 1 per sd of a trait's feature the likelihood of 65 items was
 0.49 log units off direct integration (41 nodes: 5e-4). A latent-class
