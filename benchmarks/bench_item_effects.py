@@ -265,7 +265,7 @@ def crossed_model(
         raw = -(log_conc - pt.softplus(-mean) - pt.softplus(mean))
         log_var = raw - (1.0 - variance_slope) * pt.softplus(raw - max_log_variance)
         sd = pt.exp(0.5 * log_var).ravel()
-        if residual != "none":
+        if residual not in ("none", "beta"):
             pm.Deterministic("residual_sd", sd[reached])
         r = pt.zeros(n_judges * n_splits)
         if residual in ("centred", "two-sided"):

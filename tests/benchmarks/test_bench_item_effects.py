@@ -170,13 +170,11 @@ def test_the_residuals_variance_bound_tapers_by_its_slope(data):
 
     config = HierarchicalConfig()
     rng = np.random.default_rng(2)
-    point = None
+    start = bench_item_effects.crossed_model(data, config, 3, 2.0).initial_point()
+    point = {k: rng.normal(0, 1.5, np.shape(v)) for k, v in start.items()}
 
     def sd(**options):
-        nonlocal point
         model = bench_item_effects.crossed_model(data, config, 3, 2.0, **options)
-        if point is None:
-            point = {k: rng.normal(0, 1.5, np.shape(v)) for k, v in model.initial_point().items()}
         out = model.replace_rvs_by_values([model["residual_sd"]])
         fn = model.compile_fn(out[0], inputs=model.value_vars, on_unused_input="ignore")
         return fn(point)
