@@ -26,6 +26,7 @@ Run::
 
     .venv/bin/python benchmarks/bench_coverage.py --tier exact --replicates 20
     .venv/bin/python benchmarks/bench_coverage.py --tier hierarchical --replicates 10
+    .venv/bin/python benchmarks/bench_coverage.py --tier exact latent-class --replicates 20
 """
 
 from __future__ import annotations
@@ -87,10 +88,21 @@ def single():
             )
 
 
-def fitter(tier: str, cores: int, prior: float = DEFAULT_CONCENTRATION, prior_scale: float = 1.0):
+def fitter(
+    tier: str,
+    cores: int,
+    prior: float = DEFAULT_CONCENTRATION,
+    prior_scale: float = 1.0,
+    classes_per_label: int = 2,
+):
     if tier == "exact":
         exact = ExactConfig(prior=prior)
         return lambda ds, seed: ExactModel(exact).fit(ds, random_seed=seed)
+    if tier == "latent-class":
+        from latent_class import LatentClassConfig, LatentClassModel
+
+        latent = LatentClassConfig(prior=prior, classes_per_label=classes_per_label)
+        return lambda ds, seed: LatentClassModel(latent).fit(ds, random_seed=seed)
     cfg = HierarchicalConfig(cores=cores, chains=2, prior=prior, prior_scale=prior_scale)
     return lambda ds, seed: HierarchicalModel(cfg).fit(ds, random_seed=seed)
 
@@ -118,15 +130,22 @@ def _save(path, results):
 
 
 def replicates(
-    tiers, n, cores, first_seed, save=None, prior=DEFAULT_CONCENTRATION, prior_scale=1.0
+    tiers,
+    n,
+    cores,
+    first_seed,
+    save=None,
+    prior=DEFAULT_CONCENTRATION,
+    prior_scale=1.0,
+    classes_per_label=2,
+    difficulty_sd=1.0,
 ):
-    cfg = shared_difficulty_cohort()
+    cfg = shared_difficulty_cohort(difficulty_sd=difficulty_sd)
     seeds = range(first_seed, first_seed + n)
     results = {}
     for tier in tiers:
-        res = replicate_coverage(
-            cfg, fitter(tier, cores, prior, prior_scale), seeds, progress=_progress
-        )
+        fit = fitter(tier, cores, prior, prior_scale, classes_per_label)
+        res = replicate_coverage(cfg, fit, seeds, progress=_progress)
         results[tier] = res
         table = coverage_table(res)
         print(f"\n{tier} tier: {res.n_replicates} replicates, {res.seconds.mean():.1f} s per fit")
@@ -152,7 +171,7 @@ def replicates(
         se = np.nanstd(diff, axis=0, ddof=1) / np.sqrt(np.sum(np.isfinite(diff), axis=0))
         worst = np.unravel_index(np.nanargmax(np.abs(mean)), mean.shape)
         print(
-            f"\nP(judge i above judge j), exact - hierarchical per pair over {n} replicates:"
+            f"\nP(judge i above judge j), {tiers[0]} - {tiers[1]} per pair over {n} replicates:"
             f" mean |difference| largest {np.nanmax(gap):.3f}, median {np.nanmedian(gap):.3f};"
             f" |mean difference| largest {abs(mean[worst]):.3f} +- {se[worst]:.3f} (se),"
             f" median {np.nanmedian(np.abs(mean)):.3f}"
@@ -162,7 +181,13 @@ def replicates(
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--single", action="store_true", help="the one-dataset figure")
-    parser.add_argument("--tier", choices=["exact", "hierarchical", "both"], default="both")
+    parser.add_argument(
+        "--tier",
+        nargs="+",
+        choices=["exact", "hierarchical", "latent-class", "both"],
+        default=["both"],
+        help="one tier, two (compared), or both (exact and hierarchical)",
+    )
     parser.add_argument(
         "--replicates", type=int, default=None, help="default: 20 exact, 10 hierarchical"
     )
@@ -179,6 +204,19 @@ def main():
         help="concentration of the Dirichlet-process prior (default: the package's)",
     )
     parser.add_argument(
+        "--classes-per-label",
+        type=int,
+        default=2,
+        metavar="D",
+        help="the latent-class model's classes per label (benchmarks/latent_class.py)",
+    )
+    parser.add_argument(
+        "--difficulty-sd",
+        type=float,
+        default=1.0,
+        help="the cohort's item difficulty sd (log-odds of agreement)",
+    )
+    parser.add_argument(
         "--prior-scale",
         type=float,
         default=1.0,
@@ -189,22 +227,22 @@ def main():
     if args.single:
         single()
         return
-    if args.tier == "both":  # the same replicates for both tiers, so that they compare
-        n = args.replicates or 10
-        replicates(
-            ["exact", "hierarchical"],
-            n,
-            args.cores,
-            args.first_seed,
-            args.save,
-            args.prior,
-            args.prior_scale,
-        )
-    else:
-        n = args.replicates or (20 if args.tier == "exact" else 10)
-        replicates(
-            [args.tier], n, args.cores, args.first_seed, args.save, args.prior, args.prior_scale
-        )
+    tiers = ["exact", "hierarchical"] if args.tier == ["both"] else args.tier
+    if "both" in tiers or len(tiers) > 2 or len(set(tiers)) < len(tiers):
+        parser.error("--tier: one tier, two different tiers, or both")
+    # the same replicates for every tier, so that they compare
+    n = args.replicates or (20 if tiers == ["exact"] else 10)
+    replicates(
+        tiers,
+        n,
+        args.cores,
+        args.first_seed,
+        args.save,
+        args.prior,
+        args.prior_scale,
+        args.classes_per_label,
+        args.difficulty_sd,
+    )
 
 
 if __name__ == "__main__":

@@ -47,11 +47,11 @@ This is a coupling of the exact conditionals, not a likelihood for item effects:
 hyper-parameters are sampled with judges independent given them, and the items'
 joint law does not feed back into them (a cut; see the module docs of
 :mod:`judgestats.models.hierarchical` for the crossed judge x item likelihood that
-was measured instead, ``benchmarks/bench_item_effects.py``). A latent-class
-(Dawid-Skene) or crossed model would also let item effects inform the pooling, at
-the cost of a likelihood per joint row instead of per pattern count, explicit
-judge-level probabilities, and a parametric form for what items share (difficulty,
-label noise, shared position preference). The coupling needs no such form and
+was measured instead, ``benchmarks/bench_item_effects.py``, and the latent-class
+one, ``benchmarks/latent_class.py``). Such a model would also let item effects
+inform the pooling, at the cost of a likelihood per joint row instead of per pattern
+count, explicit judge-level probabilities, and a form for what items share
+(difficulty, label noise, shared position preference). The coupling needs no such form and
 costs one matrix product per cell; ``benchmarks/bench_pairing.py`` measures what it
 buys (``pair_items=False`` in
 :class:`~judgestats.models.hierarchical.HierarchicalConfig` gives the independent
