@@ -126,7 +126,12 @@ from scipy.special import gammaln, logsumexp
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData
 from judgestats.models.exact import ExactModel
-from judgestats.models.prior import DEFAULT_CONCENTRATION, base_patterns, dp_feature_draws
+from judgestats.models.prior import (
+    DEFAULT_CONCENTRATION,
+    _log_gamma,
+    base_patterns,
+    dp_feature_draws,
+)
 from judgestats.schema import Verdict
 from judgestats.tally import LABEL_CODES, BenchmarkTally
 
@@ -217,8 +222,8 @@ def _log_dirichlet_segments(
     Gammas of tiny shapes are drawn as ``G(a) = G(a + 1) U^(1/a)`` on the log scale,
     finite where ``G(a)`` itself underflows.
     """
-    with np.errstate(divide="ignore", over="ignore"):
-        lg = np.log(rng.gamma(shape + 1.0)) + np.log(rng.random(shape.shape)) / shape
+    with np.errstate(over="ignore"):
+        lg = _log_gamma(shape, rng)
     # e^-1e4 is 0 as a float, and sums of such logs stay finite
     return _segment_log_normalise(np.maximum(lg, _LOG_FLOOR), segment, n_segments)
 
