@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -93,7 +94,7 @@ def fitter(
     cores: int,
     prior: float = DEFAULT_CONCENTRATION,
     prior_scale: float = 1.0,
-    classes_per_label: int = 2,
+    classes_per_label: int | None = None,
 ):
     if tier == "exact":
         exact = ExactConfig(prior=prior)
@@ -101,7 +102,9 @@ def fitter(
     if tier == "latent-class":
         from latent_class import LatentClassConfig, LatentClassModel
 
-        latent = LatentClassConfig(prior=prior, classes_per_label=classes_per_label)
+        latent = LatentClassConfig(prior=prior)
+        if classes_per_label is not None:
+            latent = replace(latent, classes_per_label=classes_per_label)
         return lambda ds, seed: LatentClassModel(latent).fit(ds, random_seed=seed)
     cfg = HierarchicalConfig(cores=cores, chains=2, prior=prior, prior_scale=prior_scale)
     return lambda ds, seed: HierarchicalModel(cfg).fit(ds, random_seed=seed)
@@ -137,7 +140,7 @@ def replicates(
     save=None,
     prior=DEFAULT_CONCENTRATION,
     prior_scale=1.0,
-    classes_per_label=2,
+    classes_per_label=None,
     difficulty_sd=1.0,
 ):
     cfg = shared_difficulty_cohort(difficulty_sd=difficulty_sd)
@@ -206,9 +209,8 @@ def main():
     parser.add_argument(
         "--classes-per-label",
         type=int,
-        default=2,
         metavar="D",
-        help="the latent-class model's classes per label (benchmarks/latent_class.py)",
+        help="the latent-class model's classes per label (default: benchmarks/latent_class.py's)",
     )
     parser.add_argument(
         "--difficulty-sd",

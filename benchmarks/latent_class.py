@@ -162,7 +162,8 @@ class LatentClassConfig:
     classes_per_label : int
         ``D``: classes per human label present in a benchmark.
     prior : float
-        ``alpha`` of every judge's ``DP(alpha, G0)`` per class.
+        ``alpha``: ``G0``'s pseudo-items of every judge, split evenly over the parents
+        (``DP(alpha / P, G0_j)`` per parent).
     human : {"anchored", "rater"}
         ``"rater"``: the human label is a rater of the class like the judges, with
         ``phi[c] ~ Dirichlet(1, ..., 1)``; ``"anchored"``: class ``c`` holds the items
@@ -173,7 +174,7 @@ class LatentClassConfig:
     chains: int = 4
     burn: int = 500
     thin: int = 2
-    classes_per_label: int = 2
+    classes_per_label: int = 3
     prior: float = DEFAULT_CONCENTRATION
     human: str = "anchored"
 
@@ -325,6 +326,8 @@ class _Sampler:
         # G0's pseudo-items per (judge, parent): alpha / L per label, as in the exact tier
         self.alpha = cfg.prior / self.n_parents
         g = base_weight(bt.patterns[rows.pattern])
+        # a judge seen in several designs can hold more than G0_j's mass in its seen
+        # patterns (G0_j is per design); its rest then keeps a small share
         rest = [max(1.0 - g[rows.judge[: self.n_seen] == j].sum(), 1e-3) for j in range(n_judges)]
         self.g0 = self.alpha * np.concatenate([g, rest])  # (entry,)
         self.onto = np.zeros((n_rows, n_entries))
@@ -519,10 +522,12 @@ def main():
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--seed", type=int, default=1000, help="data seed")
-    parser.add_argument("--classes-per-label", type=int, default=3)
+    parser.add_argument(
+        "--classes-per-label", type=int, default=LatentClassConfig.classes_per_label
+    )
     parser.add_argument("--human", choices=("anchored", "rater"), default="anchored")
     parser.add_argument("--difficulty-sd", type=float, default=1.0)
-    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--draws", type=int, default=LatentClassConfig.draws)
     args = parser.parse_args()
     cohort = shared_difficulty_cohort(difficulty_sd=args.difficulty_sd)
     data = FitData.from_data(simulate(cohort, random_seed=args.seed).dataset)

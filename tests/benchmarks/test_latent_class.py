@@ -70,7 +70,7 @@ def test_s_step_samples_its_grid_posterior(tiny):
     standard errors (by batch means)."""
     from scipy import stats
 
-    cfg = latent_class.LatentClassConfig(chains=1)
+    cfg = latent_class.LatentClassConfig(chains=1, classes_per_label=2)
     smp = latent_class._Sampler(tiny, cfg, np.random.default_rng(4))
     counts = smp.counts()
     draws = []
@@ -155,7 +155,7 @@ def test_class_steps_match_the_enumerated_posterior(tiny):
     import arviz as az
     import xarray as xr
 
-    cfg = latent_class.LatentClassConfig(chains=4)
+    cfg = latent_class.LatentClassConfig(chains=4, classes_per_label=2)
     smp = latent_class._Sampler(tiny, cfg, np.random.default_rng(11))
     smp.log_s[:] = np.log(0.3)  # classes far apart: the assignment matters
     smp.log_parent[:] = smp.log_parent[:1]
