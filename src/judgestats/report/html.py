@@ -294,7 +294,9 @@ def _method_html(result: MVVPResult, concentration: float) -> str:
         "pair; step 5 is measured only where steps 2 and 3 are.",
         f"<b>Definitions.</b> kappa against the human-majority label (a tied vote is a "
         f"tie), floor {c.min_kappa:g}; better than chance (kappa &gt; 0) is reported, not "
-        "passed; agreement with each human vote (vote_agreement) is reported, not gated. "
+        "passed. Agreement with each human vote (vote_agreement) and the human-human "
+        "ceiling of items with several raters are not in this report: "
+        "<code>judgestats metrics</code> gives them, with item-bootstrap intervals. "
         "Deflation = tie-excluded exact match minus kappa. Test-retest = "
         "Krippendorff's alpha across runs (units (item, order)), which does not change "
         "with the number of runs; the share of units identical in every run is reported "
