@@ -22,6 +22,7 @@ import xarray as xr
 
 from judgestats.accounting import ImportReport
 from judgestats.models.derived import DerivedConfig
+from judgestats.models.raters import rater_agreement
 from judgestats.mvvp import MVVPConfig, check
 from judgestats.report import Report, describe_data, write_report
 from judgestats.report.terminal import Progress
@@ -163,6 +164,9 @@ def create_report(
             derived=derived_for(config, derived),
         )
     tree.attrs["mvvp_config"] = json.dumps(asdict(config))
+    raters = rater_agreement(ds, random_seed=random_seed)
+    if raters is not None:  # items with several human raters
+        tree["raters"] = xr.DataTree(raters)
     with progress.stage("checking the MVVP steps"):
         result = check(tree, ds, config)
     planned = None

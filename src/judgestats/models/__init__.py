@@ -14,6 +14,7 @@ from judgestats.models.base import (
 from judgestats.models.derived import DerivedConfig
 from judgestats.models.exact import ExactConfig, ExactModel
 from judgestats.models.hierarchical import HierarchicalConfig, HierarchicalModel
+from judgestats.models.raters import rater_agreement
 from judgestats.models.summary import DEFAULT_THRESHOLDS, diagnose, summarize
 
 #: Model classes by the name stored in a posterior's attrs.
@@ -53,6 +54,7 @@ __all__ = [
     "diagnose",
     "load",
     "load_posterior",
+    "rater_agreement",
     "save_posterior",
     "summarize",
 ]

@@ -52,6 +52,7 @@ from judgestats.report.plots import (
     plot_position_bias,
     plot_ranks,
 )
+from judgestats.report.raters import add_to_summary as add_raters_to_summary
 from judgestats.report.tables import latex_tables, summary_table, write_summary
 from judgestats.report.terminal import Progress, terminal_summary
 from judgestats.schema import Verdict
@@ -174,6 +175,7 @@ def write_report(
         with progress.stage(f"writing the report into {out}"):
             files = {"html": tmp / "index.html", "tex": tmp / "tables.tex"}
             files["csv"], files["json"] = write_summary(result, tmp, table)
+            add_raters_to_summary(files["json"], tree, result.config.prob)
             if plan is not None:  # the plan's numbers
                 from judgestats.report.plan import add_to_summary
 

@@ -19,6 +19,7 @@ from judgestats.mvvp import MVVPResult, StepVerdict, format_estimate
 from judgestats.mvvp.result import PROBABILITY_QUANTITIES, QUANTITY_LABELS
 from judgestats.report.markup import grid_html
 from judgestats.report.predictive import section as predictive_section
+from judgestats.report.raters import section as raters_section
 
 if TYPE_CHECKING:
     from judgestats.plan import PlanResult
@@ -242,6 +243,7 @@ def render_html(
     parts += [
         "<h2>Every verdict, with its reason</h2>",
         _details(result),
+        *raters_section(tree, result.config.prob),
         "<h2>Diagnostics</h2>",
         _diagnostics_html(result, tree),
         *predictive_section(tree),
@@ -294,9 +296,9 @@ def _method_html(result: MVVPResult, concentration: float) -> str:
         "pair; step 5 is measured only where steps 2 and 3 are.",
         f"<b>Definitions.</b> kappa against the human-majority label (a tied vote is a "
         f"tie), floor {c.min_kappa:g}; better than chance (kappa &gt; 0) is reported, not "
-        "passed. Agreement with each human vote (vote_agreement) and the human-human "
-        "ceiling of items with several raters are not in this report: "
-        "<code>judgestats metrics</code> gives them, with item-bootstrap intervals. "
+        "passed; where items have several raters, agreement with each human vote "
+        "(vote_agreement) and the raters' agreement with each other are reported, not "
+        "gated (Human raters). "
         "Deflation = tie-excluded exact match minus kappa. Test-retest = "
         "Krippendorff's alpha across runs (units (item, order)), which does not change "
         "with the number of runs; the share of units identical in every run is reported "
