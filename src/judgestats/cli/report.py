@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     )
     progress.note(f"report done in {time.monotonic() - start:.1f} s")
     print()
-    print(terminal_summary(report.mvvp, report.files))
+    print(terminal_summary(report.mvvp, report.files, tree=report.tree))
     if report.plan is not None:
         print(report.plan.format())
     if args.fail_on:

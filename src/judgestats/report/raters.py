@@ -20,7 +20,7 @@ import xarray as xr
 from judgestats.models.raters import CEILING, GAPS, VOTES
 from judgestats.report.markup import grid_html
 
-__all__ = ["add_to_summary", "rater_records", "section"]
+__all__ = ["add_to_summary", "rater_records", "section", "terminal_lines"]
 
 _SAMPLE = ("chain", "draw")
 
@@ -148,6 +148,36 @@ def section(tree: xr.DataTree | None, prob: float) -> list[str]:
         grid_html(pd.DataFrame(ceiling)),
         grid_html(pd.DataFrame(list(judges.values()))) if judges else "",
     ]
+
+
+def terminal_lines(tree: xr.DataTree, prob: float, max_judges: int = 8) -> list[str]:
+    """Return a few lines for the terminal: per benchmark, the ceiling and the judges.
+
+    Nothing when the fit has no ``raters`` group. ``max_judges`` judges per benchmark
+    (the closest to the ceiling first); the rest are counted.
+    """
+    if "raters" not in tree.children:
+        return []
+    raters = tree["raters"].to_dataset()
+    records = rater_records(raters, prob)
+    lines = ["", f"human raters ({prob:.0%} intervals; reported, not gated)"]
+    for b in raters["benchmark"].values:
+        mine = [r for r in records if r["benchmark"] == str(b)]
+        ceiling = next(r for r in mine if r["quantity"] == "human_pairwise_s1")
+        lines.append(
+            f"  {b}: raters agree pairwise {_interval(ceiling)} "
+            f"({int(raters['n_rated_twice'].sel(benchmark=b))} items rated twice or more)"
+        )
+        votes = {r["judge"]: r for r in mine if r["quantity"] == "vote_agreement_s1"}
+        gaps = {r["judge"]: r for r in mine if r["quantity"] == "ceiling_gap_s1"}
+        order = sorted(gaps, key=lambda j: -float(gaps[j]["value"]))
+        for j in order[:max_judges]:
+            lines.append(
+                f"    {j}: agrees with each vote {_interval(votes[j])}, gap {_interval(gaps[j])}"
+            )
+        if len(order) > max_judges:
+            lines.append(f"    ... and {len(order) - max_judges} more (see summary.json)")
+    return lines
 
 
 def add_to_summary(path: Path, tree: xr.DataTree, prob: float) -> None:

@@ -16,10 +16,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from judgestats.mvvp import MVVPResult, StepVerdict
 from judgestats.progress import is_quiet, reporting
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 __all__ = ["Progress", "terminal_summary"]
 
@@ -119,7 +122,10 @@ class Progress:
 
 
 def terminal_summary(
-    result: MVVPResult, files: dict[str, Path] | None = None, max_details: int = 12
+    result: MVVPResult,
+    files: dict[str, Path] | None = None,
+    max_details: int = 12,
+    tree: xr.DataTree | None = None,
 ) -> str:
     """Return the compact verdict table and what needs attention, for the terminal.
 
@@ -131,6 +137,8 @@ def terminal_summary(
     max_details : int, default 12
         Results that are FAIL or INCONCLUSIVE to spell out (the worst first); the
         rest are counted.
+    tree : xarray.DataTree, optional
+        The fit: its human raters (:mod:`judgestats.report.raters`) are summed up.
 
     Returns
     -------
@@ -146,6 +154,10 @@ def terminal_summary(
         lines += [r.describe() for r in worrying[:max_details]]
         if len(worrying) > max_details:
             lines.append(f"... and {len(worrying) - max_details} more (see summary.csv)")
+    if tree is not None:
+        from judgestats.report.raters import terminal_lines
+
+        lines += terminal_lines(tree, result.config.prob)
     if files:
         lines.append("")
         lines += [f"wrote {path}" for path in files.values()]
