@@ -42,6 +42,7 @@ import xarray as xr
 
 from judgestats.metrics import covariates
 from judgestats.metrics import human as human_metrics
+from judgestats.models.derived import BLOCK_VALUES
 from judgestats.models.prior import DEFAULT_CONCENTRATION, dirichlet_with_novel
 from judgestats.schema import Verdict
 
@@ -133,6 +134,35 @@ def _vote_denominators(sums: np.ndarray) -> dict[str, np.ndarray]:
     return {name: out[name] for name in VOTES}
 
 
+def _weighted_sums(
+    ceiling: np.ndarray,
+    pv: np.ndarray,
+    g0: np.ndarray,
+    g0_votes: np.ndarray,
+    draws: int,
+    alpha: float,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the Bayesian-bootstrap sums of the raters' and the judges' features.
+
+    ``ceiling`` (item, 8), ``pv`` (judge, item, 4); every draw's item weights are
+    shared by both. Drawn in blocks of about
+    :data:`~judgestats.models.derived.BLOCK_VALUES` weights, so that the weights of
+    a large benchmark are never all held.
+    """
+    n_items = ceiling.shape[0]
+    human_sums = np.empty((draws, ceiling.shape[1]))
+    judge_sums = np.empty((draws, pv.shape[0], pv.shape[2]))
+    step = max(1, BLOCK_VALUES // max(n_items, 1))
+    for lo in range(0, draws, step):
+        hi = min(draws, lo + step)
+        weights, novel = dirichlet_with_novel(n_items, hi - lo, alpha, rng)
+        human_sums[lo:hi] = weights @ ceiling + novel[:, None] * g0
+        judge_sums[lo:hi] = np.tensordot(weights, pv, axes=([1], [1]))
+        judge_sums[lo:hi] += novel[:, None, None] * g0_votes
+    return human_sums, judge_sums
+
+
 def rater_agreement(
     ds: xr.Dataset,
     *,
@@ -179,18 +209,19 @@ def rater_agreement(
         voted = n_votes > 0
         rated_twice.append(int((n_votes >= 2).sum()))
         per_item.append(float(n_votes[voted].mean()))
-        weights, novel = dirichlet_with_novel(len(idx), draws, alpha, rng)
-        g0 = np.mean([_g0_human(int(r)) for r in n_votes[voted]], 0)
-        human_sums = weights @ ceiling[idx] + novel[:, None] * g0
-        seen = human_metrics.denominators(ceiling[idx].sum(0))  # the data's own
-        for metric, value in human_metrics.derive(human_sums).items():
-            out[metric][:, b] = value if seen[metric] > 0 else np.nan
+        counts, times = np.unique(n_votes[voted], return_counts=True)
+        g0 = times @ np.stack([_g0_human(int(r)) for r in counts]) / times.sum()
         judged = judgments[:, idx] > 0
         mean_judgments = np.where(
             judged.any(1), judgments[:, idx].sum(1) / np.maximum(judged.sum(1), 1), 0.0
         )
         g0_votes = _g0_votes(mean_judgments, float(n_votes[voted].mean()))
-        judge_sums = np.einsum("di,jif->djf", weights, pv[:, idx]) + novel[:, None, None] * g0_votes
+        human_sums, judge_sums = _weighted_sums(
+            ceiling[idx], pv[:, idx], g0, g0_votes, draws, alpha, rng
+        )
+        seen = human_metrics.denominators(ceiling[idx].sum(0))  # the data's own
+        for metric, value in human_metrics.derive(human_sums).items():
+            out[metric][:, b] = value if seen[metric] > 0 else np.nan
         seen_pv = _vote_denominators(pv[:, idx].sum(1))  # the data's own, per judge
         for metric, value in _vote_metrics(judge_sums).items():
             out[metric][:, :, b] = np.where(seen_pv[metric] > 0, value, np.nan)
