@@ -125,3 +125,21 @@ def test_pandalm_matches_the_closed_form_metrics():
         assert abs(np.median(draws) - row.value) < 0.1 * draws.std(), row
         lo, hi = np.quantile(draws, [0.025, 0.975])
         assert (hi - lo) == pytest.approx(row.hi - row.lo, rel=0.15), row
+
+
+def test_blocks_of_draws_leave_the_posterior_as_it_is(monkeypatch):
+    """Drawn 5 at a time (the block size forced down) or all at once, the draws are
+    of one posterior: every mean within 4 Monte Carlo standard errors of the other
+    (independent draws), and every draw filled."""
+    from judgestats.models import raters
+
+    ds = _simulate(np.random.default_rng(3), 200, 0.8, 0.7)
+    whole = rater_agreement(ds, draws=4000, random_seed=1)
+    monkeypatch.setattr(raters, "BLOCK_VALUES", 1000)  # 5 draws of 200 items
+    blocked = rater_agreement(ds, draws=4000, random_seed=2)
+    for name in ("human_pairwise_s1", "vote_agreement_s2", "ceiling_gap_s1"):
+        a, b = whole[name].values.ravel(), blocked[name].values.ravel()
+        assert np.isfinite(b).all()
+        se = np.sqrt((a.var() + b.var()) / len(a))
+        assert abs(a.mean() - b.mean()) < 4 * se, name
+        assert b.std() == pytest.approx(a.std(), rel=0.1), name
