@@ -125,6 +125,7 @@ from scipy.special import gammaln, logsumexp
 
 from judgestats.features import FEATURES
 from judgestats.models.base import FitData
+from judgestats.models.conditionals import _LOG_FLOOR
 from judgestats.models.exact import ExactModel
 from judgestats.models.prior import (
     DEFAULT_CONCENTRATION,
@@ -139,8 +140,6 @@ __all__ = ["LatentClassConfig", "LatentClassModel", "base_weight", "gibbs"]
 
 #: Verdicts a judgment can take under ``G0``.
 _N_VERDICTS = 4
-#: Floor of a log probability (its exponential is 0).
-_LOG_FLOOR = -1e4
 #: Prior of every judge's log ``s``: Normal(mean, sd); e^(+-2 sd) spans 0.2-500 pseudo-items.
 S_PRIOR = (math.log(10.0), 2.0)
 #: Random-walk Metropolis steps on log ``s`` per sweep, and their sd.

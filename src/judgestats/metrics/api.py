@@ -250,8 +250,7 @@ def _judge_features(
     side = covariates.own_side(
         judges, ds["model_a"].values.astype(str), ds["model_b"].values.astype(str), self_models
     )
-    human_votes = ds["human"].transpose("item", "rater").values
-    votes = np.stack([(human_votes == c).sum(-1) for c in (Verdict.A, Verdict.B, Verdict.TIE)], -1)
+    votes = human.vote_counts(ds["human"].transpose("item", "rater").values)
     cov = covariates.features(
         core[..., list(covariates.COUNT_FEATURES)],
         _centred_length_diff(ds),

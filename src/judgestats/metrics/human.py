@@ -22,7 +22,7 @@ import numpy as np
 from judgestats.metrics.formulas import explain
 from judgestats.schema import Verdict
 
-__all__ = ["FEATURES", "METRICS", "UNITS", "denominators", "derive", "features"]
+__all__ = ["FEATURES", "METRICS", "UNITS", "denominators", "derive", "features", "vote_counts"]
 
 #: Names of the human features, in the order of the last axis of :func:`features`.
 FEATURES: tuple[str, ...] = (
@@ -96,9 +96,7 @@ def features(human: np.ndarray) -> np.ndarray:
     """
     h = np.asarray(human)
     n_items = h.shape[0]
-    rated = np.isin(h, _CODES)
-    h = np.where(rated, h, Verdict.MISSING)
-    per = np.stack([(h == c).sum(-1) for c in _CODES], -1).astype(float)  # (item, 3)
+    per = vote_counts(h)  # (item, 3)
     out = np.zeros((n_items, len(FEATURES)))
     out[:, _INDEX["hp1_den"]] = _pairs(per.sum(-1))
     out[:, _INDEX["hp1_hit"]] = _pairs(per).sum(-1)
@@ -119,6 +117,19 @@ def features(human: np.ndarray) -> np.ndarray:
     out[:, _INDEX["hm2_den"]] = s2.sum(-1)
     out[:, _INDEX["hm2_hit"]] = (s2 * agree[:, :2]).sum(-1)
     return out
+
+
+def vote_counts(human: np.ndarray) -> np.ndarray:
+    """Return the A, B and tie ratings of every item, shape (item, 3), as floats.
+
+    Parameters
+    ----------
+    human : ndarray of int, shape (item, rater)
+        Rater labels (:class:`~judgestats.schema.Verdict` codes); missing and invalid
+        ones count nowhere.
+    """
+    h = np.asarray(human)
+    return np.stack([(h == c).sum(-1) for c in _CODES], -1).astype(float)
 
 
 def _plurality(counts: np.ndarray) -> np.ndarray:

@@ -77,11 +77,6 @@ def _g0_human(n_raters: int) -> np.ndarray:
     return human_metrics.features(votes).mean(0)
 
 
-def _vote_counts(human: np.ndarray) -> np.ndarray:
-    """Return the A, B and tie votes per item, shape (item, 3)."""
-    return np.stack([(human == c).sum(-1) for c in _VOTE_CODES], -1).astype(float)
-
-
 def _judge_features(verdict: np.ndarray, votes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return every judge's vote-agreement features per item, and its judgments per item.
 
@@ -190,7 +185,7 @@ def rater_agreement(
         and ``raters_per_item`` per benchmark; None when no item has two ratings.
     """
     human = ds["human"].transpose("item", ...).values.reshape(ds.sizes["item"], -1)
-    votes = _vote_counts(human)
+    votes = human_metrics.vote_counts(human)
     bench = np.asarray(ds["benchmark"].values).astype(str)
     names = [b for b in dict.fromkeys(bench.tolist()) if (votes[bench == b].sum(1) >= 2).any()]
     if not names:
